@@ -1,0 +1,269 @@
+//! The one error type of the protocol layer and its mapping to JSON-RPC errors.
+//!
+//! Every protocol failure in the framework is an [`Error`], and this module is the only place
+//! that decides its code, message and `data`. A tool's own failure is not an [`Error`]: it is
+//! a [`CallToolResult`](crate::model::CallToolResult) with `isError: true`, which the model
+//! can read and act on.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::model::ClientCapabilities;
+
+/// The JSON-RPC error codes this revision defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// -32700: the bytes are not JSON.
+    ParseError,
+    /// -32600: JSON, but not a valid JSON-RPC request.
+    InvalidRequest,
+    /// -32601: unknown or removed method, or one behind a capability the server does not offer.
+    MethodNotFound,
+    /// -32602: bad parameters, missing `_meta` fields, unknown tool, prompt or resource.
+    InvalidParams,
+    /// -32603: an unexpected failure on the server.
+    InternalError,
+    /// -32020: HTTP headers missing, malformed or disagreeing with the body.
+    HeaderMismatch,
+    /// -32021: the request needs a client capability it did not declare.
+    MissingRequiredClientCapability,
+    /// -32022: the request's protocol version is not supported.
+    UnsupportedProtocolVersion,
+}
+
+impl ErrorCode {
+    /// The integer sent on the wire.
+    pub const fn code(self) -> i32 {
+        match self {
+            ErrorCode::ParseError => -32700,
+            ErrorCode::InvalidRequest => -32600,
+            ErrorCode::MethodNotFound => -32601,
+            ErrorCode::InvalidParams => -32602,
+            ErrorCode::InternalError => -32603,
+            ErrorCode::HeaderMismatch => -32020,
+            ErrorCode::MissingRequiredClientCapability => -32021,
+            ErrorCode::UnsupportedProtocolVersion => -32022,
+        }
+    }
+
+    /// The code for an integer, if this revision defines it.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        Some(match code {
+            -32700 => ErrorCode::ParseError,
+            -32600 => ErrorCode::InvalidRequest,
+            -32601 => ErrorCode::MethodNotFound,
+            -32602 => ErrorCode::InvalidParams,
+            -32603 => ErrorCode::InternalError,
+            -32020 => ErrorCode::HeaderMismatch,
+            -32021 => ErrorCode::MissingRequiredClientCapability,
+            -32022 => ErrorCode::UnsupportedProtocolVersion,
+            _ => return None,
+        })
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i32(self.code())
+    }
+}
+
+/// A JSON-RPC error: code, a one-sentence message and optional structured `data`.
+///
+/// Build one with the constructor named after the situation; each one fixes the code and the
+/// exact shape of `data` the revision prescribes.
+///
+/// ```
+/// use mcp_rounds::{Error, ErrorCode};
+///
+/// let err = Error::invalid_params("Unknown tool: frobnicate").with_data(serde_json::json!({"name": "frobnicate"}));
+/// assert_eq!(err.code(), ErrorCode::InvalidParams);
+/// assert_eq!(err.code().code(), -32602);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Error {
+    code: ErrorCode,
+    message: Cow<'static, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+}
+
+impl Error {
+    /// An error with a code and message and no data.
+    pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        Error { code, message: message.into(), data: None }
+    }
+
+    /// Attaches `data`, replacing any already there.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// -32700: the message is not valid JSON.
+    pub fn parse_error() -> Self {
+        Error::new(ErrorCode::ParseError, "Parse error: the message is not valid JSON")
+    }
+
+    /// -32600: the message is not a valid JSON-RPC request.
+    pub fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Error::new(ErrorCode::InvalidRequest, message)
+    }
+
+    /// -32601 for a method this server does not serve, with `data.method`.
+    pub fn method_not_found(method: &str) -> Self {
+        Error::new(ErrorCode::MethodNotFound, format!("Method not found: {method}"))
+            .with_data(json!({ "method": method }))
+    }
+
+    /// -32602 with a message and no data.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Error::new(ErrorCode::InvalidParams, message)
+    }
+
+    /// -32602 naming the offending field in `data.field`.
+    pub fn invalid_field(field: &str, message: impl Into<Cow<'static, str>>) -> Self {
+        Error::invalid_params(message).with_data(json!({ "field": field }))
+    }
+
+    /// -32602 for a resource that does not exist or cannot be read, with `data.uri`.
+    pub fn resource_not_found(uri: &str) -> Self {
+        Error::invalid_params("Resource not found").with_data(json!({ "uri": uri }))
+    }
+
+    /// -32603 with a generic message. Internal details never reach the client.
+    pub fn internal() -> Self {
+        Error::new(ErrorCode::InternalError, "Internal error")
+    }
+
+    /// -32603 for an unexpected failure; the cause is logged on the server, never sent.
+    pub fn internal_from(cause: &dyn std::error::Error) -> Self {
+        tracing::error!(error = %cause, "internal error");
+        Error::internal()
+    }
+
+    /// -32020: an HTTP header is missing, malformed or disagrees with the body.
+    pub fn header_mismatch(message: impl Into<Cow<'static, str>>) -> Self {
+        Error::new(ErrorCode::HeaderMismatch, message)
+    }
+
+    /// -32021 with `data.requiredCapabilities` set to the capabilities the request lacked.
+    pub fn missing_capability(required: ClientCapabilities) -> Self {
+        let what = required.describe();
+        Error::new(
+            ErrorCode::MissingRequiredClientCapability,
+            format!("Server requires the {what} capability for this request"),
+        )
+        .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// -32022 with `data` exactly `{"supported": [...], "requested": "..."}`.
+    pub fn unsupported_version(supported: &[&str], requested: &str) -> Self {
+        Error::new(ErrorCode::UnsupportedProtocolVersion, "Unsupported protocol version")
+            .with_data(json!({ "supported": supported, "requested": requested }))
+    }
+
+    /// The code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The data, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code.code())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A serde error's message without its " at line L column C" suffix, which points into a
+/// buffer the client never saw.
+pub(crate) fn serde_message(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(at) if err.line() > 0 => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ElicitationCapability, SamplingCapability};
+
+    fn wire(err: &Error) -> Value {
+        serde_json::to_value(err).unwrap()
+    }
+
+    #[test]
+    fn every_code_maps_to_its_integer_and_back() {
+        for (code, int) in [
+            (ErrorCode::ParseError, -32700),
+            (ErrorCode::InvalidRequest, -32600),
+            (ErrorCode::MethodNotFound, -32601),
+            (ErrorCode::InvalidParams, -32602),
+            (ErrorCode::InternalError, -32603),
+            (ErrorCode::HeaderMismatch, -32020),
+            (ErrorCode::MissingRequiredClientCapability, -32021),
+            (ErrorCode::UnsupportedProtocolVersion, -32022),
+        ] {
+            assert_eq!(code.code(), int);
+            assert_eq!(ErrorCode::from_code(int), Some(code));
+        }
+        assert_eq!(ErrorCode::from_code(-32002), None);
+    }
+
+    #[test]
+    fn unsupported_version_data_is_exact() {
+        let err = Error::unsupported_version(&["2026-07-28"], "1900-01-01");
+        assert_eq!(
+            wire(&err),
+            json!({"code": -32022, "message": "Unsupported protocol version",
+                   "data": {"supported": ["2026-07-28"], "requested": "1900-01-01"}})
+        );
+    }
+
+    #[test]
+    fn missing_capability_data_is_client_capabilities() {
+        let err = Error::missing_capability(ClientCapabilities {
+            elicitation: Some(ElicitationCapability::form()),
+            ..Default::default()
+        });
+        assert_eq!(wire(&err)["data"], json!({"requiredCapabilities": {"elicitation": {"form": {}}}}));
+        assert_eq!(err.message(), "Server requires the elicitation capability for this request");
+
+        let err = Error::missing_capability(ClientCapabilities {
+            sampling: Some(SamplingCapability::default()),
+            ..Default::default()
+        });
+        assert_eq!(wire(&err)["data"], json!({"requiredCapabilities": {"sampling": {}}}));
+    }
+
+    #[test]
+    fn errors_without_data_omit_it() {
+        assert_eq!(wire(&Error::internal()), json!({"code": -32603, "message": "Internal error"}));
+    }
+
+    #[test]
+    fn resource_not_found_is_invalid_params_with_uri() {
+        assert_eq!(
+            wire(&Error::resource_not_found("file:///nope")),
+            json!({"code": -32602, "message": "Resource not found", "data": {"uri": "file:///nope"}})
+        );
+    }
+}

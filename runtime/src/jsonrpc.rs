@@ -1,0 +1,349 @@
+//! JSON-RPC 2.0 framing: request ids, incoming message classification and outgoing envelopes.
+//!
+//! Decoding is a single pass over the message that borrows everything it can: only the
+//! method name and the raw `params` bytes are copied out, so a request can be handed to a
+//! task while the transport keeps reading. Parameters stay raw until the router knows what
+//! shape to expect.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer, IgnoredAny};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::error::Error;
+
+/// The JSON-RPC version every MCP message carries.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A JSON-RPC request id: a string or a number, never null.
+///
+/// Numbers are kept exactly as the peer wrote them, so an id is always echoed back unchanged.
+/// The same shape is used for progress tokens and subscription ids.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// A numeric id, as written by the peer.
+    Number(serde_json::Number),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl RequestId {
+    /// A numeric id.
+    pub fn number(n: i64) -> Self {
+        RequestId::Number(n.into())
+    }
+}
+
+impl fmt::Debug for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => n.serialize(serializer),
+            RequestId::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl<'de> de::Visitor<'de> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v.into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v.into()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RequestId, E> {
+                serde_json::Number::from_f64(v)
+                    .map(RequestId::Number)
+                    .ok_or_else(|| E::custom("id is not a finite number"))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.into()))
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+/// A request the router can dispatch: its id, method and still-undecoded parameters.
+#[derive(Debug)]
+pub struct Request {
+    /// The id every response to this request echoes.
+    pub id: RequestId,
+    /// The method name.
+    pub method: Box<str>,
+    /// The raw `params` member, if present.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A notification: no id, never answered.
+#[derive(Debug)]
+pub struct Notification {
+    /// The method name.
+    pub method: Box<str>,
+    /// The raw `params` member, if present.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// What one incoming message turned out to be.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A request: answer it exactly once.
+    Request(Request),
+    /// A notification: act on it, never answer.
+    Notification(Notification),
+    /// A response from the peer. Clients of this revision never send one; it is dropped
+    /// rather than answered, so two peers can never bounce errors at each other.
+    Response,
+    /// A message that cannot be processed; answer with this error (and this id, if known).
+    Invalid {
+        /// The id, when it could be read.
+        id: Option<RequestId>,
+        /// The error to answer with.
+        error: Error,
+    },
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<&'a RawValue>,
+    // `"id": null` must stay distinguishable from a missing id (a notification).
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(default)]
+    result: Option<IgnoredAny>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+}
+
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// Classifies one message (one stdio line, one HTTP body).
+///
+/// Never fails: every malformed input becomes [`Incoming::Invalid`] with the code JSON-RPC
+/// prescribes (-32700 for bytes that are not JSON, -32600 for JSON that is not a request,
+/// including batches, which MCP does not support).
+pub fn decode(bytes: &[u8]) -> Incoming {
+    let envelope: Envelope<'_> = match serde_json::from_slice(bytes) {
+        Ok(envelope) => envelope,
+        Err(err) => return Incoming::Invalid { id: None, error: classify_decode_error(bytes, &err) },
+    };
+
+    let id = match envelope.id {
+        None => None,
+        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            Ok(id) => Some(id),
+            Err(_) => {
+                return Incoming::Invalid {
+                    id: None,
+                    error: Error::invalid_request("The request id must be a string or a number"),
+                };
+            }
+        },
+    };
+
+    if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return Incoming::Invalid { id, error: Error::invalid_request("The jsonrpc member must be exactly \"2.0\"") };
+    }
+
+    let Some(method) = envelope.method else {
+        if envelope.result.is_some() || envelope.error.is_some() {
+            return Incoming::Response;
+        }
+        return Incoming::Invalid { id, error: Error::invalid_request("The message has no method") };
+    };
+    let method: Box<str> = match serde_json::from_str::<String>(method.get()) {
+        Ok(method) => method.into_boxed_str(),
+        Err(_) => {
+            return Incoming::Invalid { id, error: Error::invalid_request("The method member must be a string") };
+        }
+    };
+    let params = envelope.params.map(RawValue::to_owned);
+
+    match id {
+        Some(id) => Incoming::Request(Request { id, method, params }),
+        None => Incoming::Notification(Notification { method, params }),
+    }
+}
+
+fn classify_decode_error(bytes: &[u8], err: &serde_json::Error) -> Error {
+    use serde_json::error::Category;
+    match err.classify() {
+        Category::Syntax | Category::Eof | Category::Io => Error::parse_error(),
+        Category::Data => {
+            let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+            if first == Some(&b'[') {
+                Error::invalid_request("Batches are not supported: send one JSON-RPC message at a time")
+            } else if first == Some(&b'{') {
+                // An object whose members repeat (serde reports a duplicate field).
+                Error::invalid_request("The message is not a valid JSON-RPC request object")
+            } else {
+                Error::invalid_request("A JSON-RPC message must be a JSON object")
+            }
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ResultEnvelope<'a, T: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct ErrorEnvelope<'a> {
+    jsonrpc: &'static str,
+    // JSON-RPC 2.0 requires the member; it is null when the id could not be read.
+    id: Option<&'a RequestId>,
+    error: &'a Error,
+}
+
+#[derive(Serialize)]
+struct NotificationEnvelope<'a, T: ?Sized> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a T,
+}
+
+/// Encodes a successful response. The caller frames it (stdio appends a newline).
+pub fn encode_result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Vec<u8> {
+    let envelope = ResultEnvelope { jsonrpc: JSONRPC_VERSION, id, result };
+    match serde_json::to_vec(&envelope) {
+        Ok(bytes) => bytes,
+        Err(err) => encode_error(Some(id), &Error::internal_from(&err)),
+    }
+}
+
+/// Encodes an error response; `id` is `None` only when the request's id could not be read.
+pub fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
+    let envelope = ErrorEnvelope { jsonrpc: JSONRPC_VERSION, id, error };
+    serde_json::to_vec(&envelope).unwrap_or_else(|_| {
+        // Only reachable if `error.data` holds a non-string map key; drop the data.
+        let bare = Error::new(error.code(), error.message().to_owned());
+        let envelope = ErrorEnvelope { jsonrpc: JSONRPC_VERSION, id, error: &bare };
+        serde_json::to_vec(&envelope).expect("an error without data always serializes")
+    })
+}
+
+/// Encodes a notification.
+pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: &T) -> Vec<u8> {
+    let envelope = NotificationEnvelope { jsonrpc: JSONRPC_VERSION, method, params };
+    serde_json::to_vec(&envelope).expect("notification params serialize to JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn invalid(bytes: &str) -> (Option<RequestId>, Error) {
+        match decode(bytes.as_bytes()) {
+            Incoming::Invalid { id, error } => (id, error),
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn request_keeps_id_method_and_raw_params() {
+        let msg = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{}}}"#;
+        let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!() };
+        assert_eq!(req.id, RequestId::number(7));
+        assert_eq!(&*req.method, "tools/list");
+        assert_eq!(req.params.unwrap().get(), r#"{"_meta":{}}"#);
+    }
+
+    #[test]
+    fn message_without_id_is_a_notification() {
+        let msg = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+        assert!(matches!(decode(msg.as_bytes()), Incoming::Notification(n) if &*n.method == "notifications/cancelled"));
+    }
+
+    #[test]
+    fn ids_are_echoed_exactly() {
+        for raw in ["1", "-3", "18446744073709551615", "1.5", "\"abc\"", "\"\""] {
+            let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
+            let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!("{raw}") };
+            assert_eq!(serde_json::to_string(&req.id).unwrap(), raw);
+        }
+    }
+
+    #[test]
+    fn malformed_input_is_classified() {
+        assert_eq!(invalid("{not json").1.code(), ErrorCode::ParseError);
+        assert_eq!(invalid("").1.code(), ErrorCode::ParseError);
+        assert_eq!(invalid(r#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#).1.code(), ErrorCode::InvalidRequest);
+        assert_eq!(invalid("42").1.code(), ErrorCode::InvalidRequest);
+        let (id, err) = invalid(r#"{"jsonrpc":"1.0","id":"a","method":"x"}"#);
+        assert_eq!((id, err.code()), (Some(RequestId::from("a")), ErrorCode::InvalidRequest));
+        let (id, err) = invalid(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#);
+        assert_eq!((id, err.code()), (None, ErrorCode::InvalidRequest));
+        let (id, err) = invalid(r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#);
+        assert_eq!((id, err.code()), (None, ErrorCode::InvalidRequest));
+        let (id, err) = invalid(r#"{"jsonrpc":"2.0","id":4,"method":5}"#);
+        assert_eq!((id, err.code()), (Some(RequestId::number(4)), ErrorCode::InvalidRequest));
+        let (id, err) = invalid(r#"{"jsonrpc":"2.0","id":4}"#);
+        assert_eq!((id, err.code()), (Some(RequestId::number(4)), ErrorCode::InvalidRequest));
+    }
+
+    #[test]
+    fn responses_from_the_peer_are_dropped() {
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Incoming::Response));
+    }
+
+    #[test]
+    fn error_without_id_has_null_id() {
+        let bytes = encode_error(None, &Error::parse_error());
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["id"], serde_json::Value::Null);
+        assert_eq!(v["error"]["code"], -32700);
+    }
+}

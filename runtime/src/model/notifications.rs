@@ -1,0 +1,62 @@
+//! Notifications: cancellation, progress and log messages.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{LoggingLevel, NotificationMeta, ProgressToken};
+use crate::jsonrpc::RequestId;
+
+/// Method of the cancellation notification.
+pub const CANCELLED: &str = "notifications/cancelled";
+/// Method of the progress notification.
+pub const PROGRESS: &str = "notifications/progress";
+/// Method of the log message notification.
+pub const MESSAGE: &str = "notifications/message";
+
+/// `notifications/cancelled`: stop work on a request (stdio) or end a listen stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelledNotificationParams {
+    /// The request to cancel.
+    pub request_id: RequestId,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "NotificationMeta::is_empty")]
+    pub meta: NotificationMeta,
+}
+
+/// `notifications/progress` for a request that sent a `progressToken`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgressNotificationParams {
+    /// The request's token.
+    pub progress_token: ProgressToken,
+    /// Progress so far; increases with every notification.
+    pub progress: f64,
+    /// Total, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    /// What is happening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "NotificationMeta::is_empty")]
+    pub meta: NotificationMeta,
+}
+
+/// `notifications/message` for a request that opted in with a log level (deprecated feature).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoggingMessageNotificationParams {
+    /// Severity.
+    pub level: LoggingLevel,
+    /// Logger name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logger: Option<String>,
+    /// Any JSON.
+    pub data: Value,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "NotificationMeta::is_empty")]
+    pub meta: NotificationMeta,
+}

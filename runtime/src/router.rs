@@ -1,0 +1,116 @@
+//! Routing a request by method, in the order the revision gives: envelope first (-32602,
+//! -32022), then the method (-32601), then the method's own parameters (-32602).
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{Principal, RequestContext};
+use crate::envelope::read_request_meta;
+use crate::error::{Error, serde_message};
+use crate::jsonrpc::{Request, encode_result};
+use crate::model::{CallToolRequestParams, PaginatedRequestParams};
+use crate::server::Inner;
+use crate::tool::ToolCall;
+use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
+
+/// Methods earlier revisions had and this one removed.
+const REMOVED: &[&str] = &[
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "notifications/initialized",
+    "tasks/result",
+    "tasks/list",
+];
+
+/// Answers one request with its encoded result, or the error to encode.
+pub(crate) async fn dispatch(
+    inner: Arc<Inner>,
+    request: Request,
+    principal: Principal,
+    cancellation: CancellationToken,
+) -> Result<Vec<u8>, Error> {
+    let Request { id, method, params } = request;
+
+    // The legacy handshake: whatever else is wrong with it, tell the client which versions
+    // this server speaks so that it can switch eras.
+    if &*method == "initialize" {
+        return Err(Error::new(
+            crate::ErrorCode::MethodNotFound,
+            format!(
+                "Method not found: initialize. This server speaks protocol {} without a handshake; \
+                 send server/discover with _meta instead",
+                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+            ),
+        )
+        .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
+    }
+
+    let meta = read_request_meta(params.as_deref())?;
+    let params = params.as_deref();
+
+    match &*method {
+        "server/discover" => Ok(encode_result(&id, &*inner.discover)),
+        "tools/list" if inner.capabilities.tools.is_some() => {
+            let p: PaginatedRequestParams = parse_params(params)?;
+            Ok(encode_result(&id, inner.tool_list.page(p.cursor.as_deref())?))
+        }
+        "tools/call" if inner.capabilities.tools.is_some() => {
+            let p: CallToolRequestParams = parse_params(params)?;
+            let route = inner.tools.get(p.name.as_str()).ok_or_else(|| {
+                Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
+            })?;
+            let handler = route.handler.clone();
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation);
+            let call = ToolCall {
+                arguments: p.arguments.unwrap_or_default(),
+                input_responses: p.input_responses,
+                request_state: p.request_state,
+                context,
+            };
+            let mut outcome = handler.call(call).await?;
+            stamp(outcome.result_meta_mut(), &inner);
+            Ok(encode_result(&id, &outcome))
+        }
+        m => Err(not_found(m, &inner)),
+    }
+}
+
+fn not_found(method: &str, inner: &Inner) -> Error {
+    let reason = if REMOVED.contains(&method) {
+        Some("removed in protocol 2026-07-28".to_owned())
+    } else {
+        let capability = match method {
+            "tools/list" | "tools/call" => Some(("tools", inner.capabilities.tools.is_some())),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                Some(("resources", inner.capabilities.resources.is_some()))
+            }
+            "prompts/list" | "prompts/get" => Some(("prompts", inner.capabilities.prompts.is_some())),
+            "completion/complete" => Some(("completions", inner.capabilities.completions.is_some())),
+            _ => None,
+        };
+        capability.filter(|(_, offered)| !offered).map(|(c, _)| format!("this server does not offer {c}"))
+    };
+    let err = Error::method_not_found(method);
+    match reason {
+        Some(reason) => err.with_data(json!({ "method": method, "reason": reason })),
+        None => err,
+    }
+}
+
+fn stamp(meta: &mut crate::model::ResultMeta, inner: &Inner) {
+    if meta.server_info.is_none() {
+        meta.server_info = inner.result_meta.server_info.clone();
+    }
+}
+
+/// Decodes a method's parameters; `_meta` was read already and is skipped here.
+fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
+    let raw = params.map_or("{}", RawValue::get);
+    serde_json::from_str(raw).map_err(|e| Error::invalid_params(format!("Invalid params: {}", serde_message(&e))))
+}

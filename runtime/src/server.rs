@@ -1,0 +1,336 @@
+//! The server: what it offers, built once, and the entry point transports call.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+use crate::context::Principal;
+use crate::error::{Error, ErrorCode};
+use crate::jsonrpc::{self, Request};
+use crate::model::{
+    CacheHints, DiscoverResult, Implementation, ListToolsResult, ResultMeta, ServerCapabilities, ToolsCapability,
+    is_valid_tool_name,
+};
+use crate::pagination::{DEFAULT_PAGE_SIZE, Pager, fingerprint};
+use crate::tool::ToolRoute;
+use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
+
+/// A server description that cannot be served.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools share a name.
+    #[error("two tools are named {0:?}; tool names must be unique")]
+    DuplicateTool(String),
+    /// A tool name breaks the grammar.
+    #[error("tool name {0:?} is invalid: use 1 to 128 of A-Z a-z 0-9 _ . -")]
+    InvalidToolName(String),
+    /// A tool's input schema does not describe an object.
+    #[error("the input schema of tool {0:?} must have \"type\": \"object\" at its root")]
+    InputSchemaNotObject(String),
+}
+
+/// Builds a [`Server`].
+///
+/// ```
+/// use mcp_rounds::Server;
+/// use mcp_rounds::model::CacheHints;
+///
+/// let server = Server::builder("weather", "1.2.0")
+///     .instructions("Use get_forecast for anything about tomorrow.")
+///     .discover_cache(CacheHints::public(3_600_000))
+///     .build()
+///     .unwrap();
+/// ```
+#[derive(Debug)]
+#[must_use = "a builder does nothing until .build() is called"]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolRoute>,
+    page_size: usize,
+    discover_cache: CacheHints,
+    tools_cache: CacheHints,
+    stamp_server_info: bool,
+}
+
+impl ServerBuilder {
+    fn new(info: Implementation) -> Self {
+        ServerBuilder {
+            info,
+            instructions: None,
+            tools: Vec::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+            discover_cache: CacheHints::public(300_000),
+            tools_cache: CacheHints::public(300_000),
+            stamp_server_info: true,
+        }
+    }
+
+    /// Replaces the server's self-description (title, description, icons, website).
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Guidance for the model, returned by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool.
+    pub fn tool(mut self, route: ToolRoute) -> Self {
+        self.tools.push(route);
+        self
+    }
+
+    /// Registers several tools.
+    pub fn tools(mut self, routes: impl IntoIterator<Item = ToolRoute>) -> Self {
+        self.tools.extend(routes);
+        self
+    }
+
+    /// Items per page of every list (default 500).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Cache hints of `server/discover` (default: public, 5 minutes).
+    pub fn discover_cache(mut self, hints: CacheHints) -> Self {
+        self.discover_cache = hints;
+        self
+    }
+
+    /// Cache hints of `tools/list` (default: public, 5 minutes).
+    pub fn tools_cache(mut self, hints: CacheHints) -> Self {
+        self.tools_cache = hints;
+        self
+    }
+
+    /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]` (default true).
+    pub fn stamp_server_info(mut self, stamp: bool) -> Self {
+        self.stamp_server_info = stamp;
+        self
+    }
+
+    /// Checks the description and renders everything that does not change per request.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let info = Arc::new(self.info);
+        let result_meta =
+            ResultMeta { server_info: self.stamp_server_info.then(|| info.clone()), ..Default::default() };
+
+        let mut tools = self.tools;
+        for route in &tools {
+            let name = &route.tool.name;
+            if !is_valid_tool_name(name) {
+                return Err(BuildError::InvalidToolName(name.clone()));
+            }
+            if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+                return Err(BuildError::InputSchemaNotObject(name.clone()));
+            }
+        }
+        tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        if let Some(pair) = tools.windows(2).find(|w| w[0].tool.name == w[1].tool.name) {
+            return Err(BuildError::DuplicateTool(pair[0].tool.name.clone()));
+        }
+
+        let capabilities =
+            ServerCapabilities { tools: (!tools.is_empty()).then(ToolsCapability::default), ..Default::default() };
+
+        let discover = render(&DiscoverResult {
+            supported_versions: SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            capabilities: capabilities.clone(),
+            instructions: self.instructions,
+            ttl_ms: self.discover_cache.ttl_ms,
+            cache_scope: self.discover_cache.cache_scope,
+            meta: result_meta.clone(),
+            ..Default::default()
+        });
+
+        let tool_list = RenderedList::new(&tools, self.page_size, |page, next_cursor| {
+            render(&ListToolsResult {
+                tools: page.iter().map(|r| r.tool.clone()).collect(),
+                next_cursor,
+                ttl_ms: self.tools_cache.ttl_ms,
+                cache_scope: self.tools_cache.cache_scope,
+                meta: result_meta.clone(),
+                ..Default::default()
+            })
+        });
+        let tool_routes = tools.into_iter().map(|r| (r.tool.name.clone().into_boxed_str(), r)).collect();
+
+        Ok(Server { inner: Arc::new(Inner { result_meta, capabilities, discover, tools: tool_routes, tool_list }) })
+    }
+}
+
+/// Serializes a value that is known to serialize (protocol types with string keys).
+fn render<T: Serialize>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).expect("protocol types serialize to JSON")
+}
+
+/// A list cut into pages and rendered once.
+pub(crate) struct RenderedList {
+    pub(crate) pager: Pager,
+    pub(crate) pages: Vec<Box<RawValue>>,
+}
+
+impl RenderedList {
+    fn new<T: Serialize>(
+        items: &[T],
+        page_size: usize,
+        mut render_page: impl FnMut(&[T], Option<String>) -> Box<RawValue>,
+    ) -> Self {
+        let rendered: Vec<Box<RawValue>> = items.iter().map(render).collect();
+        let pager = Pager::new(items.len(), page_size, fingerprint(rendered.iter().map(|r| r.get().as_bytes())));
+        let pages = (0..pager.page_count())
+            .map(|i| {
+                let (range, next) = pager.page(i);
+                render_page(&items[range], next)
+            })
+            .collect();
+        RenderedList { pager, pages }
+    }
+
+    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<&RawValue, Error> {
+        Ok(&self.pages[self.pager.page_index(cursor)?])
+    }
+}
+
+impl Serialize for ToolRoute {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.tool.serialize(serializer)
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) result_meta: ResultMeta,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) discover: Box<RawValue>,
+    pub(crate) tools: HashMap<Box<str>, ToolRoute>,
+    pub(crate) tool_list: RenderedList,
+}
+
+/// The encoded answer to one request, with the error code when it is an error (transports
+/// map codes to statuses).
+#[derive(Debug)]
+pub struct Response {
+    /// One JSON-RPC response object, without framing.
+    pub bytes: Vec<u8>,
+    /// The error code, if the response is an error.
+    pub error: Option<ErrorCode>,
+}
+
+/// An MCP server: cheap to clone, shared by every connection and transport.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.result_meta.server_info)
+            .field("tools", &self.inner.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts describing a server with its name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// What `server/discover` advertises.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.inner.capabilities
+    }
+
+    /// Answers one request. The future owns everything it needs, so transports can spawn it.
+    pub fn handle(
+        &self,
+        request: Request,
+        principal: Principal,
+        cancellation: CancellationToken,
+    ) -> impl Future<Output = Response> + Send + 'static {
+        let inner = self.inner.clone();
+        let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
+        async move {
+            let id = request.id.clone();
+            let dispatched = CatchPanic(Box::pin(crate::router::dispatch(inner, request, principal, cancellation)));
+            match dispatched.await.unwrap_or_else(|()| Err(Error::internal())) {
+                Ok(bytes) => Response { bytes, error: None },
+                Err(error) => {
+                    tracing::debug!(code = error.code().code(), "request failed");
+                    Response { bytes: jsonrpc::encode_error(Some(&id), &error), error: Some(error.code()) }
+                }
+            }
+        }
+        .instrument(span)
+    }
+}
+
+/// Turns a panic in a handler into an error for that one request: the client gets -32603
+/// and every other request carries on.
+struct CatchPanic<F>(std::pin::Pin<Box<F>>);
+
+impl<F: Future> Future for CatchPanic<F> {
+    type Output = Result<F::Output, ()>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(panic = %message, "handler panicked");
+                std::task::Poll::Ready(Err(()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolCall;
+    use crate::model::{CallToolResult, JsonObject, Tool};
+
+    fn route(name: &str) -> ToolRoute {
+        ToolRoute::new(Tool::new(name, Tool::no_arguments_schema()), |_c: ToolCall| async {
+            Ok(CallToolResult::text("x").into())
+        })
+    }
+
+    #[test]
+    fn descriptions_that_cannot_be_served_are_refused() {
+        let err = Server::builder("s", "1").tool(route("a")).tool(route("a")).build().unwrap_err();
+        assert_eq!(err, BuildError::DuplicateTool("a".into()));
+        let err = Server::builder("s", "1").tool(route("bad name")).build().unwrap_err();
+        assert_eq!(err, BuildError::InvalidToolName("bad name".into()));
+        let array = ToolRoute::new(
+            Tool::new("arr", serde_json::from_value::<JsonObject>(serde_json::json!({"type": "array"})).unwrap()),
+            |_c: ToolCall| async { Ok(CallToolResult::text("x").into()) },
+        );
+        let err = Server::builder("s", "1").tool(array).build().unwrap_err();
+        assert_eq!(err, BuildError::InputSchemaNotObject("arr".into()));
+    }
+
+    #[test]
+    fn tools_capability_follows_registration() {
+        assert!(Server::builder("s", "1").build().unwrap().capabilities().tools.is_none());
+        assert!(Server::builder("s", "1").tool(route("a")).build().unwrap().capabilities().tools.is_some());
+    }
+}

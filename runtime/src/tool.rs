@@ -1,0 +1,86 @@
+//! Tools as the server sees them: a descriptor and the handler that runs a call.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::context::RequestContext;
+use crate::error::Error;
+use crate::model::{CallToolResult, InputResponses, JsonObject, Outcome, Tool};
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a tool handler receives for one `tools/call`.
+#[derive(Debug)]
+pub struct ToolCall {
+    /// The arguments (an empty object when the client sent none).
+    pub arguments: JsonObject,
+    /// Answers to the previous round's input requests, on a retry.
+    pub input_responses: Option<InputResponses>,
+    /// The previous round's `requestState`, exactly as the client echoed it (unverified).
+    pub request_state: Option<String>,
+    /// The request being served.
+    pub context: RequestContext,
+}
+
+/// Runs calls of one tool. Implemented for async closures taking a [`ToolCall`]; the
+/// `#[tool]` macro implements it for annotated functions.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Runs one call. `Err` is a protocol error; a tool's own failure is
+    /// `Ok(CallToolResult::error(..).into())`.
+    fn call(&self, call: ToolCall) -> BoxFuture<'_, Result<Outcome<CallToolResult>, Error>>;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(ToolCall) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<CallToolResult>, Error>> + Send + 'static,
+{
+    fn call(&self, call: ToolCall) -> BoxFuture<'_, Result<Outcome<CallToolResult>, Error>> {
+        Box::pin(self(call))
+    }
+}
+
+/// A tool ready to register: its descriptor and its handler.
+///
+/// ```
+/// use mcp_rounds::model::{CallToolResult, Tool};
+/// use mcp_rounds::{Server, ToolCall, ToolRoute};
+///
+/// let echo = ToolRoute::new(
+///     Tool::new("echo", serde_json::from_value(serde_json::json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string"}},
+///         "required": ["text"]
+///     })).unwrap()),
+///     |call: ToolCall| async move {
+///         let text = call.arguments.get("text").and_then(|t| t.as_str()).unwrap_or_default();
+///         Ok(CallToolResult::text(text).into())
+///     },
+/// );
+/// let server = Server::builder("echo-server", "1.0.0").tool(echo).build().unwrap();
+/// ```
+#[derive(Clone)]
+pub struct ToolRoute {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+}
+
+impl ToolRoute {
+    /// Pairs a descriptor with its handler.
+    pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
+        ToolRoute { tool, handler: Arc::new(handler) }
+    }
+
+    /// The descriptor.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+impl std::fmt::Debug for ToolRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRoute").field("tool", &self.tool.name).finish_non_exhaustive()
+    }
+}

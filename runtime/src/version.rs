@@ -1,0 +1,12 @@
+//! Protocol versions this framework speaks.
+
+/// The revision this framework implements.
+pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Every version accepted in a request's `_meta`, newest first.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
+
+/// Whether `version` is accepted.
+pub fn is_supported(version: &str) -> bool {
+    SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+}

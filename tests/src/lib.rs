@@ -1,0 +1,20 @@
+//! Helpers shared by the workspace-level tests: a stdio server process driven line by line,
+//! and the Python environment that holds the reference client.
+
+pub mod python;
+pub mod stdio;
+
+/// A `_meta` envelope for protocol 2026-07-28 with the given client capabilities.
+pub fn meta(capabilities: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-rounds-tests", "version": "0"}
+    })
+}
+
+/// A request object with a valid envelope.
+pub fn request(id: serde_json::Value, method: &str, mut params: serde_json::Value) -> serde_json::Value {
+    params["_meta"] = meta(serde_json::json!({}));
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}

@@ -1,0 +1,39 @@
+//! The reference Python client (PyPI `mcp`) drives a stdio server built with the framework.
+
+use std::process::Command;
+
+use mcp_rounds_tests::python;
+use serde_json::{Value, json};
+
+#[test]
+fn python_sdk_client_discovers_lists_and_calls() {
+    let python = python::interpreter();
+    let script = python::workspace_root().join("tests/python/interop_client.py");
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_fixture-server"))
+        .output()
+        .expect("run the Python client");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "Python client failed: {stderr}");
+    let seen: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("client output is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)));
+
+    // Discovery put the client in the modern era, with no initialize handshake.
+    assert_eq!(seen["protocol_version"], "2026-07-28");
+    assert_eq!(seen["legacy"], false);
+    assert_eq!(seen["server_info"], json!({"name": "fixture-server", "version": "0.1.0"}));
+    assert_eq!(seen["capabilities"]["tools"], json!({}));
+    assert_eq!(seen["instructions"], "Tools for testing mcp-rounds.");
+
+    let names: Vec<&str> = seen["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["add", "echo", "fail", "needs_form", "panic", "sleep"]);
+    assert_eq!(seen["tools"][0]["outputSchema"]["required"], json!(["sum"]));
+    assert_eq!(seen["tools_cache"], json!({"ttlMs": 300000, "cacheScope": "public"}));
+
+    assert_eq!(seen["add"]["structuredContent"], json!({"sum": 42.5}));
+    assert_eq!(seen["add"]["isError"], false);
+    assert_eq!(seen["echo"]["content"][0]["text"], "héllo ✓");
+    assert_eq!(seen["fail"]["isError"], true);
+    assert_eq!(seen["unknown_tool"]["code"], -32602);
+}
