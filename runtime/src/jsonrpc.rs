@@ -280,6 +280,82 @@ pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: &T) -> V
     serde_json::to_vec(&envelope).expect("notification params serialize to JSON")
 }
 
+crate::model::literal!(
+    /// `"2.0"`, the `jsonrpc` member of every message.
+    JsonRpcVersion = "2.0"
+);
+
+/// A typed JSON-RPC request, for clients and tests that build or read whole messages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcRequest<P> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id.
+    pub id: RequestId,
+    /// The method.
+    pub method: String,
+    /// The parameters.
+    pub params: P,
+}
+
+/// A typed JSON-RPC notification.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcNotification<P> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The method.
+    pub method: String,
+    /// The parameters.
+    pub params: P,
+}
+
+/// A JSON-RPC error as it travels, with any integer code (peers may send codes this
+/// revision does not define, such as a legacy server's -32002).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The code.
+    pub code: i64,
+    /// One-sentence message.
+    pub message: String,
+    /// Structured details.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl From<&Error> for ErrorObject {
+    fn from(error: &Error) -> Self {
+        ErrorObject {
+            code: i64::from(error.code().code()),
+            message: error.message().to_owned(),
+            data: error.data().cloned(),
+        }
+    }
+}
+
+/// A typed JSON-RPC response: a result or an error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum JsonRpcResponse<R> {
+    /// A result.
+    Result {
+        /// Always `"2.0"`.
+        jsonrpc: JsonRpcVersion,
+        /// The request's id.
+        id: RequestId,
+        /// The result.
+        result: R,
+    },
+    /// An error.
+    Error {
+        /// Always `"2.0"`.
+        jsonrpc: JsonRpcVersion,
+        /// The request's id; null when it could not be read.
+        id: Option<RequestId>,
+        /// The error.
+        error: ErrorObject,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

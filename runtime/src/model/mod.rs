@@ -54,6 +54,7 @@ mod meta;
 mod mrtr;
 pub mod notifications;
 mod prompts;
+mod request;
 mod resources;
 pub(crate) mod result;
 mod roots;
@@ -69,6 +70,7 @@ pub use meta::*;
 pub use mrtr::*;
 pub use notifications::{CancelledNotificationParams, LoggingMessageNotificationParams, ProgressNotificationParams};
 pub use prompts::*;
+pub use request::*;
 pub use resources::*;
 pub use result::{
     CacheHints, CacheScope, Complete, InputRequired, MayRequireInput, Outcome, PaginatedRequestParams, ResultType,

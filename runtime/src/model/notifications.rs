@@ -34,9 +34,10 @@ pub struct ProgressNotificationParams {
     /// The request's token.
     pub progress_token: ProgressToken,
     /// Progress so far; increases with every notification.
+    #[serde(serialize_with = "compact_f64")]
     pub progress: f64,
     /// Total, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "compact_opt_f64")]
     pub total: Option<f64>,
     /// What is happening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,4 +60,21 @@ pub struct LoggingMessageNotificationParams {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "NotificationMeta::is_empty")]
     pub meta: NotificationMeta,
+}
+
+/// Whole numbers go out as integers (`50`, not `50.0`), as clients of every SDK write them.
+fn compact_f64<S: serde::Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if value.fract() == 0.0 && value.abs() < EXACT {
+        serializer.serialize_i64(*value as i64)
+    } else {
+        serializer.serialize_f64(*value)
+    }
+}
+
+fn compact_opt_f64<S: serde::Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => compact_f64(v, serializer),
+        None => serializer.serialize_none(),
+    }
 }
