@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::extract::StateMap;
 use crate::jsonrpc::RequestId;
 use crate::model::{ClientCapabilities, RequestMeta};
 
@@ -58,16 +59,23 @@ pub struct RequestContext {
     meta: Arc<RequestMeta>,
     principal: Principal,
     cancellation: CancellationToken,
+    state: Arc<StateMap>,
 }
 
 impl RequestContext {
-    pub(crate) fn new(id: RequestId, meta: RequestMeta, principal: Principal, cancellation: CancellationToken) -> Self {
-        RequestContext { id, meta: Arc::new(meta), principal, cancellation }
+    pub(crate) fn new(
+        id: RequestId,
+        meta: RequestMeta,
+        principal: Principal,
+        cancellation: CancellationToken,
+        state: Arc<StateMap>,
+    ) -> Self {
+        RequestContext { id, meta: Arc::new(meta), principal, cancellation, state }
     }
 
-    /// A context for calling a handler directly in a unit test.
+    /// A context for calling a handler directly in a unit test (no shared state).
     pub fn for_test(meta: RequestMeta, principal: Principal) -> Self {
-        RequestContext::new(RequestId::number(0), meta, principal, CancellationToken::new())
+        RequestContext::new(RequestId::number(0), meta, principal, CancellationToken::new(), Arc::default())
     }
 
     /// The JSON-RPC id of this request.
@@ -88,6 +96,11 @@ impl RequestContext {
     /// Who is calling.
     pub fn principal(&self) -> &Principal {
         &self.principal
+    }
+
+    /// Shared state of type `T`, if the server registered one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.state.get::<T>()
     }
 
     /// Cancelled when the client cancels the request or goes away; long work should stop then.

@@ -11,24 +11,65 @@
 //!
 //! The protocol types live in [`model`], named as the revision names them.
 
+mod catalog;
 pub mod context;
 mod envelope;
 pub mod error;
+pub mod extract;
+mod handler;
 pub mod jsonrpc;
 pub mod model;
 mod pagination;
+pub mod prompt;
+pub mod resource;
 mod router;
+pub mod schema;
 pub mod server;
+pub mod testing;
 pub mod tool;
 pub mod transport;
+pub mod uri;
+pub mod uri_template;
 pub mod version;
 
 pub use context::{Principal, RequestContext};
 pub use error::{Error, ErrorCode};
+pub use extract::{FromRequest, State};
+pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
+pub use mcp_rounds_macros::{prompt, resource, tool};
 pub use server::{BuildError, Response, Server, ServerBuilder};
-pub use tool::{ToolCall, ToolHandler, ToolRoute};
+pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
 pub use version::LATEST_PROTOCOL_VERSION;
+
+/// What generated code needs, reached through this crate so that users depend on nothing else.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde_json;
+    pub use tokio;
+
+    pub use crate::extract::StateRequirement;
+    pub use crate::handler::{Handler, IntoHandler};
+    pub use crate::model::{
+        CacheHints, CacheScope, CallToolResult, GetPromptResult, Outcome, Prompt, ReadResourceResult, Resource, Tool,
+        ToolAnnotations,
+    };
+    pub use crate::prompt::{IntoPromptResult, PromptDefinition, PromptGet, PromptParam};
+    pub use crate::resource::{
+        IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceParam, ResourceRead,
+        TemplateValue,
+    };
+    pub use crate::schema::{InputSchema, output_generator};
+    pub use crate::tool::{BoxFuture, IntoToolOutcome, ToolCall, ToolDefinition, ToolInvocation, ToolParam};
+    pub use crate::uri_template::UriTemplate;
+    pub use crate::{Error, RequestContext};
+
+    /// `Box::pin` with the type the generated code names.
+    pub fn boxed<'a, T>(future: impl core::future::Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
+        Box::pin(future)
+    }
+}
 
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

@@ -91,6 +91,36 @@ impl Pager {
     }
 }
 
+/// A cursor for a list computed per request (it may change between pages): it names the
+/// last key of the previous page, so the next page starts after it whatever was added or
+/// removed meanwhile. A checksum refuses cursors that were not issued by this server.
+pub(crate) struct KeysetCursor;
+
+impl KeysetCursor {
+    const TAG: &'static [u8] = b"mcp-rounds/keyset/1";
+
+    pub(crate) fn encode(last_key: &str) -> String {
+        let sum = fingerprint([Self::TAG, last_key.as_bytes()]);
+        let mut bytes = sum.to_be_bytes().to_vec();
+        bytes.extend_from_slice(last_key.as_bytes());
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    pub(crate) fn decode(cursor: &str) -> Result<String, Error> {
+        let invalid = || Error::invalid_field("cursor", "Invalid cursor: it was not issued for this list");
+        let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
+        if bytes.len() < 8 {
+            return Err(invalid());
+        }
+        let (sum, key) = bytes.split_at(8);
+        let key = std::str::from_utf8(key).map_err(|_| invalid())?;
+        if sum != fingerprint([Self::TAG, key.as_bytes()]).to_be_bytes() {
+            return Err(invalid());
+        }
+        Ok(key.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +168,18 @@ mod tests {
     fn fingerprint_depends_on_items_and_boundaries() {
         assert_ne!(fingerprint([&b"ab"[..], b"c"]), fingerprint([&b"a"[..], b"bc"]));
         assert_eq!(fingerprint([&b"ab"[..]]), fingerprint([&b"ab"[..]]));
+    }
+
+    #[test]
+    fn keyset_cursors_round_trip_and_refuse_forgeries() {
+        let cursor = KeysetCursor::encode("notes://n/42");
+        assert_eq!(KeysetCursor::decode(&cursor).unwrap(), "notes://n/42");
+        let mut forged = cursor.clone();
+        forged.pop();
+        forged.push(if cursor.ends_with('A') { 'B' } else { 'A' });
+        assert!(KeysetCursor::decode(&forged).is_err());
+        assert!(KeysetCursor::decode("").is_err());
+        assert!(KeysetCursor::decode(&URL_SAFE_NO_PAD.encode(b"12345678notes://n/42")).is_err());
     }
 
     proptest! {

@@ -12,7 +12,9 @@ use crate::context::{Principal, RequestContext};
 use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
-use crate::model::{CallToolRequestParams, PaginatedRequestParams};
+use crate::model::{CallToolRequestParams, GetPromptRequestParams, PaginatedRequestParams, ReadResourceRequestParams};
+use crate::prompt::PromptGet;
+use crate::resource::ResourceRead;
 use crate::server::Inner;
 use crate::tool::ToolCall;
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
@@ -66,7 +68,7 @@ pub(crate) async fn dispatch(
                 Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
             let handler = route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation);
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
             let call = ToolCall {
                 arguments: p.arguments.unwrap_or_default(),
                 input_responses: p.input_responses,
@@ -74,6 +76,54 @@ pub(crate) async fn dispatch(
                 context,
             };
             let mut outcome = handler.call(call).await?;
+            stamp(outcome.result_meta_mut(), &inner);
+            Ok(encode_result(&id, &outcome))
+        }
+        "prompts/list" if inner.capabilities.prompts.is_some() => {
+            let p: PaginatedRequestParams = parse_params(params)?;
+            Ok(encode_result(&id, inner.prompt_list.page(p.cursor.as_deref())?))
+        }
+        "prompts/get" if inner.capabilities.prompts.is_some() => {
+            let p: GetPromptRequestParams = parse_params(params)?;
+            let route = inner.prompts.get(p.name.as_str()).ok_or_else(|| {
+                Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
+            })?;
+            let handler = route.handler.clone();
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let get = PromptGet {
+                arguments: p.arguments.unwrap_or_default(),
+                input_responses: p.input_responses,
+                request_state: p.request_state,
+                context,
+            };
+            let mut outcome = handler.get(get).await?;
+            stamp(outcome.result_meta_mut(), &inner);
+            Ok(encode_result(&id, &outcome))
+        }
+        "resources/list" if inner.capabilities.resources.is_some() => {
+            let p: PaginatedRequestParams = parse_params(params)?;
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let page = inner.resources.list_page(p.cursor.as_deref(), &context).await?;
+            Ok(encode_result(&id, &*page))
+        }
+        "resources/templates/list" if inner.capabilities.resources.is_some() => {
+            let p: PaginatedRequestParams = parse_params(params)?;
+            Ok(encode_result(&id, inner.resources.template_page(p.cursor.as_deref())?))
+        }
+        "resources/read" if inner.capabilities.resources.is_some() => {
+            let p: ReadResourceRequestParams = parse_params(params)?;
+            let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+            let found = inner.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+            let handler = found.route.handler.clone();
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let read = ResourceRead {
+                uri,
+                variables: found.variables,
+                input_responses: p.input_responses,
+                request_state: p.request_state,
+                context,
+            };
+            let mut outcome = handler.read(read).await?;
             stamp(outcome.result_meta_mut(), &inner);
             Ok(encode_result(&id, &outcome))
         }

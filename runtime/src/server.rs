@@ -9,15 +9,20 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use crate::catalog::ResourceCatalog;
 use crate::context::Principal;
 use crate::error::{Error, ErrorCode};
+use crate::extract::{StateMap, StateRequirement};
+use crate::handler::{Handler, HandlerKind};
 use crate::jsonrpc::{self, Request};
 use crate::model::{
-    CacheHints, DiscoverResult, Implementation, ListToolsResult, ResultMeta, ServerCapabilities, ToolsCapability,
-    is_valid_tool_name,
+    CacheHints, DiscoverResult, Implementation, ListPromptsResult, ListToolsResult, PromptsCapability,
+    ResourcesCapability, ResultMeta, ServerCapabilities, ToolsCapability, is_valid_tool_name,
 };
 use crate::pagination::{DEFAULT_PAGE_SIZE, Pager, fingerprint};
-use crate::tool::ToolRoute;
+use crate::prompt::PromptRoute;
+use crate::resource::ResourceRoute;
+use crate::tool::{IntoToolRoute, ToolRoute};
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
 /// A server description that cannot be served.
@@ -33,6 +38,44 @@ pub enum BuildError {
     /// A tool's input schema does not describe an object.
     #[error("the input schema of tool {0:?} must have \"type\": \"object\" at its root")]
     InputSchemaNotObject(String),
+    /// A `#[tool]` function's parameters cannot make a descriptor.
+    #[error("tool {tool:?}: {problem}")]
+    InvalidTool {
+        /// The function.
+        tool: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Two prompts share a name.
+    #[error("two prompts are named {0:?}; prompt names must be unique")]
+    DuplicatePrompt(String),
+    /// A `#[prompt]` function cannot make a descriptor.
+    #[error("prompt {prompt:?}: {problem}")]
+    InvalidPrompt {
+        /// The function.
+        prompt: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Two resources share a URI or URI template.
+    #[error("two resources have the URI {0:?}; resource URIs and templates must be unique")]
+    DuplicateResource(String),
+    /// A `#[resource]` function cannot make a descriptor.
+    #[error("resource {resource:?}: {problem}")]
+    InvalidResource {
+        /// The function.
+        resource: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A handler asks for shared state that was never registered.
+    #[error("{handler:?} needs State<{state}>, but no such state was registered; add .state(...) to the builder")]
+    MissingState {
+        /// The tool, resource or prompt.
+        handler: String,
+        /// The state's type.
+        state: String,
+    },
 }
 
 /// Builds a [`Server`].
@@ -47,17 +90,31 @@ pub enum BuildError {
 ///     .build()
 ///     .unwrap();
 /// ```
-#[derive(Debug)]
 #[must_use = "a builder does nothing until .build() is called"]
 pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
-    tools: Vec<ToolRoute>,
+    tools: Vec<Result<ToolRoute, BuildError>>,
+    resources: Vec<Result<ResourceRoute, BuildError>>,
+    prompts: Vec<Result<PromptRoute, BuildError>>,
+    state: StateMap,
     page_size: usize,
     discover_cache: CacheHints,
     tools_cache: CacheHints,
+    prompts_cache: CacheHints,
+    templates_cache: CacheHints,
+    resources_cache: Option<CacheHints>,
     stamp_server_info: bool,
 }
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+/// Lists whose items do not change while the server runs: shared by everyone for 5 minutes.
+const STATIC_LIST_CACHE: CacheHints = CacheHints::public(300_000);
 
 impl ServerBuilder {
     fn new(info: Implementation) -> Self {
@@ -65,9 +122,15 @@ impl ServerBuilder {
             info,
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+            state: StateMap::default(),
             page_size: DEFAULT_PAGE_SIZE,
-            discover_cache: CacheHints::public(300_000),
-            tools_cache: CacheHints::public(300_000),
+            discover_cache: STATIC_LIST_CACHE,
+            tools_cache: STATIC_LIST_CACHE,
+            prompts_cache: STATIC_LIST_CACHE,
+            templates_cache: STATIC_LIST_CACHE,
+            resources_cache: None,
             stamp_server_info: true,
         }
     }
@@ -84,15 +147,33 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a tool.
-    pub fn tool(mut self, route: ToolRoute) -> Self {
-        self.tools.push(route);
+    /// Registers annotated functions, listed with [`handlers!`](crate::handlers).
+    pub fn handlers(mut self, handlers: impl IntoIterator<Item = Handler>) -> Self {
+        for Handler(kind) in handlers {
+            match kind {
+                HandlerKind::Tool(route) => self.tools.push(route),
+                HandlerKind::Resource(route) => self.resources.push(route),
+                HandlerKind::Prompt(route) => self.prompts.push(route),
+            }
+        }
         self
     }
 
-    /// Registers several tools.
+    /// Registers a tool built by hand (annotated functions go through [`handlers`](Self::handlers)).
+    pub fn tool(mut self, tool: impl IntoToolRoute) -> Self {
+        self.tools.push(tool.into_route());
+        self
+    }
+
+    /// Registers several hand-built tools.
     pub fn tools(mut self, routes: impl IntoIterator<Item = ToolRoute>) -> Self {
-        self.tools.extend(routes);
+        self.tools.extend(routes.into_iter().map(Ok));
+        self
+    }
+
+    /// Registers shared state, available to handlers as [`State<T>`](crate::State).
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(Arc::new(value));
         self
     }
 
@@ -114,6 +195,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Cache hints of `prompts/list` (default: public, 5 minutes).
+    pub fn prompts_cache(mut self, hints: CacheHints) -> Self {
+        self.prompts_cache = hints;
+        self
+    }
+
+    /// Cache hints of `resources/templates/list` (default: public, 5 minutes).
+    pub fn resource_templates_cache(mut self, hints: CacheHints) -> Self {
+        self.templates_cache = hints;
+        self
+    }
+
+    /// Cache hints of `resources/list`. The default is public for 5 minutes when the list is
+    /// fixed, and private with no reuse when a template lists its resources per request (they
+    /// may depend on who asks).
+    pub fn resources_cache(mut self, hints: CacheHints) -> Self {
+        self.resources_cache = Some(hints);
+        self
+    }
+
     /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]` (default true).
     pub fn stamp_server_info(mut self, stamp: bool) -> Self {
         self.stamp_server_info = stamp;
@@ -126,7 +227,7 @@ impl ServerBuilder {
         let result_meta =
             ResultMeta { server_info: self.stamp_server_info.then(|| info.clone()), ..Default::default() };
 
-        let mut tools = self.tools;
+        let mut tools = self.tools.into_iter().collect::<Result<Vec<_>, _>>()?;
         for route in &tools {
             let name = &route.tool.name;
             if !is_valid_tool_name(name) {
@@ -135,14 +236,35 @@ impl ServerBuilder {
             if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
                 return Err(BuildError::InputSchemaNotObject(name.clone()));
             }
+            check_state(&self.state, &route.required_state, name)?;
         }
         tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
         if let Some(pair) = tools.windows(2).find(|w| w[0].tool.name == w[1].tool.name) {
             return Err(BuildError::DuplicateTool(pair[0].tool.name.clone()));
         }
 
-        let capabilities =
-            ServerCapabilities { tools: (!tools.is_empty()).then(ToolsCapability::default), ..Default::default() };
+        let mut prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
+        for route in &prompts {
+            check_state(&self.state, &route.required_state, &route.prompt.name)?;
+        }
+        prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
+        if let Some(pair) = prompts.windows(2).find(|w| w[0].prompt.name == w[1].prompt.name) {
+            return Err(BuildError::DuplicatePrompt(pair[0].prompt.name.clone()));
+        }
+
+        let resources = self.resources.into_iter().collect::<Result<Vec<_>, _>>()?;
+        for route in &resources {
+            check_state(&self.state, &route.required_state, &route.descriptor.name)?;
+        }
+        let catalog =
+            ResourceCatalog::new(resources, self.page_size, self.resources_cache, self.templates_cache, &result_meta)?;
+
+        let capabilities = ServerCapabilities {
+            tools: (!tools.is_empty()).then(ToolsCapability::default),
+            prompts: (!prompts.is_empty()).then(PromptsCapability::default),
+            resources: (!catalog.is_empty()).then(ResourcesCapability::default),
+            ..Default::default()
+        };
 
         let discover = render(&DiscoverResult {
             supported_versions: SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
@@ -164,14 +286,46 @@ impl ServerBuilder {
                 ..Default::default()
             })
         });
+        let prompt_list = RenderedList::new(&prompts, self.page_size, |page, next_cursor| {
+            render(&ListPromptsResult {
+                prompts: page.iter().map(|r| r.prompt.clone()).collect(),
+                next_cursor,
+                ttl_ms: self.prompts_cache.ttl_ms,
+                cache_scope: self.prompts_cache.cache_scope,
+                meta: result_meta.clone(),
+                ..Default::default()
+            })
+        });
         let tool_routes = tools.into_iter().map(|r| (r.tool.name.clone().into_boxed_str(), r)).collect();
+        let prompt_routes = prompts.into_iter().map(|r| (r.prompt.name.clone().into_boxed_str(), r)).collect();
 
-        Ok(Server { inner: Arc::new(Inner { result_meta, capabilities, discover, tools: tool_routes, tool_list }) })
+        Ok(Server {
+            inner: Arc::new(Inner {
+                result_meta,
+                capabilities,
+                discover,
+                state: Arc::new(self.state),
+                tools: tool_routes,
+                tool_list,
+                prompts: prompt_routes,
+                prompt_list,
+                resources: catalog,
+            }),
+        })
+    }
+}
+
+fn check_state(state: &StateMap, required: &[StateRequirement], handler: &str) -> Result<(), BuildError> {
+    match required.iter().find(|r| !state.contains(r)) {
+        Some(missing) => {
+            Err(BuildError::MissingState { handler: handler.to_owned(), state: missing.type_name().to_owned() })
+        }
+        None => Ok(()),
     }
 }
 
 /// Serializes a value that is known to serialize (protocol types with string keys).
-fn render<T: Serialize>(value: &T) -> Box<RawValue> {
+pub(crate) fn render<T: Serialize>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("protocol types serialize to JSON")
 }
 
@@ -182,7 +336,7 @@ pub(crate) struct RenderedList {
 }
 
 impl RenderedList {
-    fn new<T: Serialize>(
+    pub(crate) fn new<T: Serialize>(
         items: &[T],
         page_size: usize,
         mut render_page: impl FnMut(&[T], Option<String>) -> Box<RawValue>,
@@ -209,12 +363,22 @@ impl Serialize for ToolRoute {
     }
 }
 
+impl Serialize for PromptRoute {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.prompt.serialize(serializer)
+    }
+}
+
 pub(crate) struct Inner {
     pub(crate) result_meta: ResultMeta,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) discover: Box<RawValue>,
+    pub(crate) state: Arc<StateMap>,
     pub(crate) tools: HashMap<Box<str>, ToolRoute>,
     pub(crate) tool_list: RenderedList,
+    pub(crate) prompts: HashMap<Box<str>, PromptRoute>,
+    pub(crate) prompt_list: RenderedList,
+    pub(crate) resources: ResourceCatalog,
 }
 
 /// The encoded answer to one request, with the error code when it is an error (transports

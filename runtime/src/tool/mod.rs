@@ -1,12 +1,23 @@
 //! Tools as the server sees them: a descriptor and the handler that runs a call.
+//!
+//! Write tools with [`#[tool]`](crate::tool) on a plain function; [`ToolRoute`] is the
+//! hand-written form.
+
+mod output;
+mod params;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+pub use output::{IntoToolError, IntoToolOutcome, Json, ToolError};
+pub use params::{Args, Rejection, ToolInvocation, ToolParam};
+
 use crate::context::RequestContext;
 use crate::error::Error;
+use crate::extract::StateRequirement;
 use crate::model::{CallToolResult, InputResponses, JsonObject, Outcome, Tool};
+use crate::server::BuildError;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -65,12 +76,13 @@ where
 pub struct ToolRoute {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
+    pub(crate) required_state: Vec<StateRequirement>,
 }
 
 impl ToolRoute {
     /// Pairs a descriptor with its handler.
     pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
-        ToolRoute { tool, handler: Arc::new(handler) }
+        ToolRoute { tool, handler: Arc::new(handler), required_state: Vec::new() }
     }
 
     /// The descriptor.
@@ -82,5 +94,56 @@ impl ToolRoute {
 impl std::fmt::Debug for ToolRoute {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolRoute").field("tool", &self.tool.name).finish_non_exhaustive()
+    }
+}
+
+/// A tool described by `#[tool]`: implemented by the unit struct the macro puts in place of
+/// the function.
+pub trait ToolDefinition: Send + Sync + 'static {
+    /// The descriptor, or what is wrong with the function's parameters.
+    fn describe() -> Result<Tool, String>;
+
+    /// The shared state the parameters need.
+    fn required_state() -> Vec<StateRequirement> {
+        Vec::new()
+    }
+
+    /// Runs one call.
+    fn call(&self, call: ToolCall) -> BoxFuture<'_, Result<Outcome<CallToolResult>, Error>>;
+}
+
+/// Anything [`ServerBuilder::tool`](crate::ServerBuilder::tool) accepts: a `#[tool]` function
+/// or a [`ToolRoute`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "expected a function annotated with #[tool], or a ToolRoute",
+    note = "put #[mcp_rounds::tool] on the function, or build a ToolRoute by hand"
+)]
+pub trait IntoToolRoute {
+    /// The route, or why it cannot be served.
+    fn into_route(self) -> Result<ToolRoute, BuildError>;
+}
+
+impl IntoToolRoute for ToolRoute {
+    fn into_route(self) -> Result<ToolRoute, BuildError> {
+        Ok(self)
+    }
+}
+
+struct Defined<T>(T);
+
+impl<T: ToolDefinition> ToolHandler for Defined<T> {
+    fn call(&self, call: ToolCall) -> BoxFuture<'_, Result<Outcome<CallToolResult>, Error>> {
+        self.0.call(call)
+    }
+}
+
+impl<T: ToolDefinition> IntoToolRoute for T {
+    fn into_route(self) -> Result<ToolRoute, BuildError> {
+        let tool = T::describe().map_err(|problem| BuildError::InvalidTool {
+            tool: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
+            problem,
+        })?;
+        Ok(ToolRoute { tool, handler: Arc::new(Defined(self)), required_state: T::required_state() })
     }
 }

@@ -1,0 +1,23 @@
+//! `rename_all`, as serde spells its cases.
+
+/// The cases `rename_all` accepts.
+pub const CASES: &[&str] = &["camelCase", "PascalCase", "snake_case", "kebab-case", "SCREAMING_SNAKE_CASE"];
+
+/// Renames a snake_case Rust identifier into `case`; `None` for an unknown case.
+pub fn rename(ident: &str, case: &str) -> Option<String> {
+    let words: Vec<&str> = ident.split('_').filter(|w| !w.is_empty()).collect();
+    let capitalized = |w: &&str| {
+        let mut chars = w.chars();
+        chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
+    };
+    Some(match case {
+        "camelCase" => {
+            words.iter().enumerate().map(|(i, w)| if i == 0 { (*w).to_owned() } else { capitalized(w) }).collect()
+        }
+        "PascalCase" => words.iter().map(capitalized).collect(),
+        "snake_case" => ident.to_owned(),
+        "kebab-case" => words.join("-"),
+        "SCREAMING_SNAKE_CASE" => ident.to_ascii_uppercase(),
+        _ => return None,
+    })
+}

@@ -1,0 +1,127 @@
+//! `#[prompt]`: a function becomes a prompt template.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use crate::attr::Args;
+use crate::errors::Errors;
+use crate::signature::{Function, Kind, option_str, option_string};
+
+const KEYS: &[&str] = &["name", "title", "description", "rename_all"];
+
+/// Expands `#[prompt(...)] fn ...`.
+pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
+    let mut errors = Errors::default();
+    let function = Function::parse(item, Kind { attribute: "prompt" }, &mut errors);
+    let mut args = Args::parse(attr, &mut errors);
+    if let Some(literal) = args.literal() {
+        errors.error(literal.span(), "write the prompt's name as `name = \"...\"`");
+    }
+    let name = match args.string("name", &mut errors) {
+        Some(lit) if lit.value().trim().is_empty() => {
+            errors.error(lit.span(), "a prompt name cannot be empty");
+            String::new()
+        }
+        Some(lit) => lit.value(),
+        None => function.ident.to_string().trim_start_matches("r#").to_owned(),
+    };
+    let title = args.string("title", &mut errors).map(|s| s.value());
+    let description =
+        args.string("description", &mut errors).map(|s| s.value()).or_else(|| function.description.clone());
+    let rename_all = args.string("rename_all", &mut errors).and_then(|lit| {
+        let case = lit.value();
+        if crate::case::rename("a_b", &case).is_none() {
+            errors.error(
+                lit.span(),
+                format!("unknown case `{case}`; expected one of: {}", crate::case::CASES.join(", ")),
+            );
+            return None;
+        }
+        Some(case)
+    });
+    args.finish("prompt", KEYS, &mut errors);
+
+    let ident = &function.ident;
+    if !errors.is_empty() {
+        let compile_errors = errors.into_compile_errors();
+        let fallback = function.fallback(quote!(::core::panic!("this function did not compile")));
+        return quote! {
+            #compile_errors
+            #fallback
+        };
+    }
+
+    let cfg = &function.cfg;
+    let output = &function.output;
+    let args_idents = function.arg_idents();
+    let mut arguments = Vec::new();
+    let mut states = Vec::new();
+    let mut extract = Vec::new();
+    for (param, arg) in function.params.iter().zip(&args_idents) {
+        let ty = &param.ty;
+        let span = ty.span();
+        let wire = param.wire_name(rename_all.as_deref());
+        let desc = option_str(param.description.as_deref());
+        arguments.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::argument(#wire, #desc) });
+        states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::required_state() });
+        extract.push(quote_spanned! {span=>
+            let #arg = <#ty as ::mcp_rounds::__private::PromptParam>::extract(&mut __get, #wire)?;
+        });
+    }
+    let run = if function.is_async {
+        quote!(let __returned = #ident(#(#args_idents),*).await;)
+    } else {
+        quote!(let __returned = #ident(#(#args_idents),*);)
+    };
+    let output_span = output.span();
+    let into_result = quote_spanned! {output_span=>
+        <#output as ::mcp_rounds::__private::IntoPromptResult>::into_prompt_result(__returned)
+    };
+    let title = option_string(title.as_deref());
+    let description = option_string(description.as_deref());
+    let count = function.params.len();
+    let item = function.function_and_marker();
+    let into_handler = function.handler_impl(quote!(prompt));
+    quote! {
+        #item
+        #into_handler
+
+        #(#cfg)*
+        impl ::mcp_rounds::__private::PromptDefinition for #ident {
+            fn describe() -> ::core::result::Result<::mcp_rounds::__private::Prompt, ::std::string::String> {
+                let __arguments: [::core::option::Option<::mcp_rounds::model::PromptArgument>; #count] = [#(#arguments),*];
+                let __arguments: ::std::vec::Vec<_> = __arguments.into_iter().flatten().collect();
+                ::core::result::Result::Ok(::mcp_rounds::__private::Prompt {
+                    name: ::std::string::String::from(#name),
+                    title: #title,
+                    description: #description,
+                    arguments: (!__arguments.is_empty()).then_some(__arguments),
+                    icons: ::core::option::Option::None,
+                    meta: ::core::option::Option::None,
+                })
+            }
+
+            fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
+                let __states: [::core::option::Option<::mcp_rounds::__private::StateRequirement>; #count] =
+                    [#(#states),*];
+                __states.into_iter().flatten().collect()
+            }
+
+            fn get(&self, __get: ::mcp_rounds::__private::PromptGet) -> ::mcp_rounds::__private::BoxFuture<'_,
+                ::core::result::Result<::mcp_rounds::__private::Outcome<::mcp_rounds::__private::GetPromptResult>,
+                ::mcp_rounds::__private::Error>>
+            {
+                ::mcp_rounds::__private::boxed(async move {
+                    #[allow(unused_mut)]
+                    let mut __get = __get;
+                    #(#extract)*
+                    __get.finish()?;
+                    #run
+                    #into_result
+                })
+            }
+        }
+    }
+}

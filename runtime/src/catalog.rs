@@ -1,0 +1,169 @@
+//! The server's resources: fixed URIs and templates, how a URI finds its resource, and
+//! `resources/list` (rendered once when it is fixed, computed per request when templates list
+//! their members).
+
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
+
+use crate::context::RequestContext;
+use crate::error::Error;
+use crate::model::{CacheHints, ListResourceTemplatesResult, ListResourcesResult, Resource, ResultMeta};
+use crate::pagination::KeysetCursor;
+use crate::resource::ResourceRoute;
+use crate::server::{BuildError, RenderedList, render};
+use crate::uri::normalize;
+
+const STATIC_LIST_CACHE: CacheHints = CacheHints::public(300_000);
+
+pub(crate) struct ResourceCatalog {
+    fixed: HashMap<String, ResourceRoute>,
+    /// Most specific first.
+    templates: Vec<ResourceRoute>,
+    /// Fixed resources in URI order, for `resources/list`.
+    listed: Vec<Resource>,
+    /// Templates that enumerate their members per request.
+    listers: Vec<ResourceRoute>,
+    page_size: usize,
+    list_cache: CacheHints,
+    /// Pre-rendered pages when nothing is listed per request.
+    static_list: Option<RenderedList>,
+    template_list: RenderedList,
+    result_meta: ResultMeta,
+}
+
+/// Where a URI led.
+pub(crate) struct Found<'a> {
+    pub(crate) route: &'a ResourceRoute,
+    pub(crate) variables: Vec<String>,
+}
+
+impl ResourceCatalog {
+    pub(crate) fn new(
+        routes: Vec<ResourceRoute>,
+        page_size: usize,
+        list_cache: Option<CacheHints>,
+        templates_cache: CacheHints,
+        result_meta: &ResultMeta,
+    ) -> Result<Self, BuildError> {
+        let mut fixed = HashMap::new();
+        let mut templates = Vec::new();
+        for route in routes {
+            let template = &route.descriptor.template;
+            if template.is_fixed() {
+                let uri = normalize(template.as_str()).ok_or_else(|| BuildError::InvalidResource {
+                    resource: route.descriptor.name.clone(),
+                    problem: format!("{:?} is not a URI", template.as_str()),
+                })?;
+                if fixed.insert(uri.clone(), route).is_some() {
+                    return Err(BuildError::DuplicateResource(uri));
+                }
+            } else {
+                if templates.iter().any(|t: &ResourceRoute| t.descriptor.template == *template) {
+                    return Err(BuildError::DuplicateResource(template.as_str().to_owned()));
+                }
+                templates.push(route);
+            }
+        }
+        templates.sort_by(|a, b| {
+            let (a, b) = (&a.descriptor.template, &b.descriptor.template);
+            b.literal_len().cmp(&a.literal_len()).then_with(|| a.as_str().cmp(b.as_str()))
+        });
+
+        let mut listed: Vec<Resource> = fixed.values().map(|r| r.descriptor.resource()).collect();
+        listed.sort_by(|a, b| a.uri.cmp(&b.uri));
+        let listers: Vec<ResourceRoute> = templates.iter().filter(|r| r.handler.lists()).cloned().collect();
+
+        let per_request = !listers.is_empty();
+        let list_cache = list_cache.unwrap_or(if per_request { CacheHints::no_store() } else { STATIC_LIST_CACHE });
+        let static_list = (!per_request).then(|| {
+            RenderedList::new(&listed, page_size, |page, next_cursor| {
+                render(&ListResourcesResult {
+                    resources: page.to_vec(),
+                    next_cursor,
+                    ttl_ms: list_cache.ttl_ms,
+                    cache_scope: list_cache.cache_scope,
+                    meta: result_meta.clone(),
+                    ..Default::default()
+                })
+            })
+        });
+        let mut described: Vec<_> = templates.iter().map(|r| r.descriptor.resource_template()).collect();
+        described.sort_by(|a, b| a.uri_template.cmp(&b.uri_template));
+        let template_list = RenderedList::new(&described, page_size, |page, next_cursor| {
+            render(&ListResourceTemplatesResult {
+                resource_templates: page.to_vec(),
+                next_cursor,
+                ttl_ms: templates_cache.ttl_ms,
+                cache_scope: templates_cache.cache_scope,
+                meta: result_meta.clone(),
+                ..Default::default()
+            })
+        });
+
+        Ok(ResourceCatalog {
+            fixed,
+            templates,
+            listed,
+            listers,
+            page_size,
+            list_cache,
+            static_list,
+            template_list,
+            result_meta: result_meta.clone(),
+        })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.fixed.is_empty() && self.templates.is_empty()
+    }
+
+    /// The resource a normalized URI names.
+    pub(crate) fn find(&self, uri: &str) -> Option<Found<'_>> {
+        if let Some(route) = self.fixed.get(uri) {
+            return Some(Found { route, variables: Vec::new() });
+        }
+        self.templates
+            .iter()
+            .find_map(|route| route.descriptor.template.matches(uri).map(|variables| Found { route, variables }))
+    }
+
+    pub(crate) fn template_page(&self, cursor: Option<&str>) -> Result<&RawValue, Error> {
+        self.template_list.page(cursor)
+    }
+
+    /// One page of `resources/list`, encoded.
+    pub(crate) async fn list_page(
+        &self,
+        cursor: Option<&str>,
+        context: &RequestContext,
+    ) -> Result<Box<RawValue>, Error> {
+        if let Some(list) = &self.static_list {
+            return Ok(list.page(cursor)?.to_owned());
+        }
+        let after = cursor.map(KeysetCursor::decode).transpose()?;
+        let mut all = self.listed.clone();
+        for route in &self.listers {
+            if let Some(listing) = route.handler.list(context.clone()) {
+                all.extend(listing.await?);
+            }
+        }
+        all.sort_by(|a, b| a.uri.cmp(&b.uri));
+        all.dedup_by(|a, b| a.uri == b.uri);
+        let start = match &after {
+            Some(last) => all.partition_point(|r| r.uri.as_str() <= last.as_str()),
+            None => 0,
+        };
+        let end = (start + self.page_size).min(all.len());
+        let next_cursor = (end < all.len()).then(|| KeysetCursor::encode(&all[end - 1].uri));
+        let page = ListResourcesResult {
+            resources: all.drain(start..end).collect(),
+            next_cursor,
+            ttl_ms: self.list_cache.ttl_ms,
+            cache_scope: self.list_cache.cache_scope,
+            meta: self.result_meta.clone(),
+            ..Default::default()
+        };
+        Ok(render(&page))
+    }
+}

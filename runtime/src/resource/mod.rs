@@ -1,0 +1,237 @@
+//! Resources: fixed URIs and URI templates, read by `resources/read` and enumerated by
+//! `resources/list`.
+//!
+//! Write resources with [`#[resource]`](crate::resource) on a plain function.
+
+mod output;
+
+use std::future::Future;
+use std::sync::Arc;
+
+pub use output::IntoReadResult;
+
+use crate::context::{Principal, RequestContext};
+use crate::error::Error;
+use crate::extract::{FromRequest, State, StateRequirement};
+use crate::model::{
+    CacheHints, ClientCapabilities, InputResponses, Outcome, ReadResourceResult, Resource, ResourceTemplate,
+};
+use crate::server::BuildError;
+use crate::tool::BoxFuture;
+use crate::uri_template::UriTemplate;
+
+/// What a resource function declares about itself.
+#[derive(Clone, Debug)]
+pub struct ResourceDescriptor {
+    /// The URI or URI template.
+    pub template: UriTemplate,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// MIME type of its contents.
+    pub mime_type: Option<String>,
+    /// Cache hints of its reads.
+    pub cache: CacheHints,
+}
+
+impl ResourceDescriptor {
+    pub(crate) fn resource(&self) -> Resource {
+        Resource {
+            uri: self.template.as_str().to_owned(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn resource_template(&self) -> ResourceTemplate {
+        ResourceTemplate {
+            uri_template: self.template.as_str().to_owned(),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+/// One `resources/read` as a resource function sees it.
+#[derive(Debug)]
+pub struct ResourceRead {
+    /// The normalized URI being read.
+    pub uri: String,
+    /// The decoded template variables, in template order.
+    pub variables: Vec<String>,
+    /// Answers to the previous round's input requests, on a retry.
+    pub input_responses: Option<InputResponses>,
+    /// The echoed `requestState`, unverified.
+    pub request_state: Option<String>,
+    /// The request being served.
+    pub context: RequestContext,
+}
+
+/// A resource described by `#[resource]`.
+pub trait ResourceDefinition: Send + Sync + 'static {
+    /// The descriptor, or what is wrong with it.
+    fn describe() -> Result<ResourceDescriptor, String>;
+
+    /// The shared state the parameters need.
+    fn required_state() -> Vec<StateRequirement> {
+        Vec::new()
+    }
+
+    /// Reads one URI that matched.
+    fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>>;
+
+    /// Whether [`list`](Self::list) enumerates the template's resources.
+    fn lists() -> bool {
+        false
+    }
+
+    /// Lists the concrete resources of a template for `resources/list`.
+    fn list(&self, _context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>> {
+        None
+    }
+}
+
+/// A parameter of a `#[resource]` function that is not a template variable.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a request extractor",
+    label = "not a variable of the URI template, and not something the framework can provide",
+    note = "a #[resource] parameter is either named like a variable of its URI template, or an extractor: \
+            RequestContext, Principal, ClientCapabilities or State<T>"
+)]
+pub trait ResourceParam: Sized {
+    /// The shared state it needs.
+    fn required_state() -> Option<StateRequirement> {
+        None
+    }
+
+    /// Produces the value.
+    fn extract(context: &RequestContext) -> Result<Self, Error>;
+}
+
+macro_rules! resource_extractor {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ResourceParam for $ty {
+            fn extract(context: &RequestContext) -> Result<Self, Error> {
+                <$ty as FromRequest>::from_request(context)
+            }
+        }
+    )*};
+}
+
+resource_extractor!(RequestContext, Principal, ClientCapabilities);
+
+impl<T: Send + Sync + 'static> ResourceParam for State<T> {
+    fn required_state() -> Option<StateRequirement> {
+        <State<T> as FromRequest>::required_state()
+    }
+
+    fn extract(context: &RequestContext) -> Result<Self, Error> {
+        <State<T> as FromRequest>::from_request(context)
+    }
+}
+
+/// A template variable's value, parsed from its decoded text.
+#[diagnostic::on_unimplemented(
+    message = "a URI template variable cannot be `{Self}`",
+    label = "template variables are parsed from text",
+    note = "use String, or any type that implements std::str::FromStr"
+)]
+pub trait TemplateValue: Sized {
+    /// Parses the value; `None` makes the URI unknown (-32602).
+    fn parse_value(text: String) -> Option<Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: std::str::FromStr> TemplateValue for T {
+    fn parse_value(text: String) -> Option<Self> {
+        text.parse().ok()
+    }
+}
+
+/// Enumerates the resources of a template: an async function taking the [`RequestContext`].
+pub trait ListResources: Send + Sync + 'static {
+    /// The resources visible to this request.
+    fn list(&self, context: RequestContext) -> BoxFuture<'_, Result<Vec<Resource>, Error>>;
+}
+
+impl<F, Fut, R> ListResources for F
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoResourceList,
+{
+    fn list(&self, context: RequestContext) -> BoxFuture<'_, Result<Vec<Resource>, Error>> {
+        let future = self(context);
+        Box::pin(async move { future.await.into_resource_list() })
+    }
+}
+
+/// What a resource-listing function may return.
+pub trait IntoResourceList {
+    /// The resources.
+    fn into_resource_list(self) -> Result<Vec<Resource>, Error>;
+}
+
+impl IntoResourceList for Vec<Resource> {
+    fn into_resource_list(self) -> Result<Vec<Resource>, Error> {
+        Ok(self)
+    }
+}
+
+impl<E: Into<Error>> IntoResourceList for Result<Vec<Resource>, E> {
+    fn into_resource_list(self) -> Result<Vec<Resource>, Error> {
+        self.map_err(Into::into)
+    }
+}
+
+/// A resource ready to serve.
+#[derive(Clone)]
+pub struct ResourceRoute {
+    pub(crate) descriptor: ResourceDescriptor,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+    pub(crate) required_state: Vec<StateRequirement>,
+}
+
+impl std::fmt::Debug for ResourceRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceRoute").field("template", &self.descriptor.template).finish_non_exhaustive()
+    }
+}
+
+pub(crate) trait ResourceHandler: Send + Sync + 'static {
+    fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>>;
+    fn lists(&self) -> bool;
+    fn list(&self, context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>>;
+}
+
+struct Defined<T>(T);
+
+impl<T: ResourceDefinition> ResourceHandler for Defined<T> {
+    fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>> {
+        self.0.read(read)
+    }
+    fn lists(&self) -> bool {
+        T::lists()
+    }
+    fn list(&self, context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>> {
+        self.0.list(context)
+    }
+}
+
+/// The route of a definition, or why it cannot be served.
+pub(crate) fn route_of<T: ResourceDefinition>(definition: T) -> Result<ResourceRoute, BuildError> {
+    let descriptor = T::describe().map_err(|problem| BuildError::InvalidResource {
+        resource: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
+        problem,
+    })?;
+    Ok(ResourceRoute { descriptor, handler: Arc::new(Defined(definition)), required_state: T::required_state() })
+}

@@ -1,0 +1,231 @@
+//! An in-process client for testing a server without sockets or subprocesses.
+//!
+//! Every call is encoded as JSON, goes through [`Server::handle`] with a real `_meta`
+//! envelope (the same checks as stdio and HTTP), and is decoded from the JSON the server
+//! wrote, so a test sees exactly what a client on the wire would.
+//!
+//! ```
+//! use mcp_rounds::testing::TestClient;
+//! use mcp_rounds::{Server, tool};
+//!
+//! /// Adds two numbers.
+//! #[tool]
+//! fn add(a: i64, b: i64) -> String {
+//!     (a + b).to_string()
+//! }
+//!
+//! # tokio_test();
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn tokio_test() {
+//! let server = Server::builder("calc", "1.0.0").handlers(mcp_rounds::handlers![add]).build().unwrap();
+//! let client = TestClient::new(&server);
+//! let result = client.call_tool("add", serde_json::json!({"a": 2, "b": 40})).await.unwrap();
+//! assert_eq!(result.content[0].as_text(), Some("42"));
+//! # }
+//! ```
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::Principal;
+use crate::jsonrpc::{ErrorObject, Incoming, JsonRpcResponse, decode};
+use crate::model::{
+    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, Prompt, ReadResourceResult,
+    RequestMeta, Resource, ResourceTemplate, Tool,
+};
+use crate::server::Server;
+use crate::version::LATEST_PROTOCOL_VERSION;
+
+/// A client that talks to a [`Server`] in the same process.
+#[derive(Debug)]
+pub struct TestClient {
+    server: Server,
+    principal: Principal,
+    capabilities: ClientCapabilities,
+    protocol_version: String,
+    next_id: AtomicI64,
+}
+
+/// Pages followed at most by the `list_*` helpers, so a server whose cursors never end fails
+/// the test instead of hanging it.
+const MAX_PAGES: usize = 1000;
+
+impl TestClient {
+    /// A client with no capabilities, calling as the anonymous principal.
+    pub fn new(server: &Server) -> Self {
+        TestClient {
+            server: server.clone(),
+            principal: Principal::anonymous(),
+            capabilities: ClientCapabilities::default(),
+            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
+            next_id: AtomicI64::new(1),
+        }
+    }
+
+    /// Calls as `principal` (what a transport would have authenticated).
+    pub fn as_principal(mut self, principal: Principal) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// Declares these capabilities on every request.
+    pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sends another protocol version in `_meta`.
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = version.into();
+        self
+    }
+
+    fn meta(&self) -> Value {
+        let meta = RequestMeta {
+            client_info: Some(Implementation::new("mcp-rounds-test-client", env!("CARGO_PKG_VERSION"))),
+            ..RequestMeta::new(self.protocol_version.clone(), self.capabilities.clone())
+        };
+        serde_json::to_value(meta).expect("meta serializes")
+    }
+
+    /// Sends `method` with `params` (an object; `_meta` is added) and returns the raw
+    /// response object.
+    pub async fn request_raw(&self, method: &str, mut params: Value) -> Value {
+        if let Value::Object(map) = &mut params {
+            map.insert("_meta".into(), self.meta());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let bytes = serde_json::to_vec(&message).expect("request serializes");
+        let response = match decode(&bytes) {
+            Incoming::Request(request) => {
+                self.server.handle(request, self.principal.clone(), CancellationToken::new()).await.bytes
+            }
+            other => panic!("the test client built an invalid request: {other:?}"),
+        };
+        serde_json::from_slice(&response).expect("the server wrote JSON")
+    }
+
+    /// Sends `method` and decodes the result as `R`, or returns the JSON-RPC error.
+    pub async fn request<R: DeserializeOwned>(&self, method: &str, params: Value) -> Result<R, ErrorObject> {
+        let response = self.request_raw(method, params).await;
+        match serde_json::from_value::<JsonRpcResponse<R>>(response.clone()) {
+            Ok(JsonRpcResponse::Result { result, .. }) => Ok(result),
+            Ok(JsonRpcResponse::Error { error, .. }) => Err(error),
+            Err(e) => panic!("the response does not decode as expected ({e}): {response}"),
+        }
+    }
+
+    /// `server/discover`.
+    pub async fn discover(&self) -> Result<DiscoverResult, ErrorObject> {
+        self.request("server/discover", json!({})).await
+    }
+
+    /// Every tool, following cursors.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ErrorObject> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let page: ListToolsResult = self.request("tools/list", cursor_params(cursor.as_deref())).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        panic!("tools/list did not end after {MAX_PAGES} pages");
+    }
+
+    /// `tools/call`, returning the result or the input request.
+    pub async fn call_tool_outcome(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Outcome<CallToolResult>, ErrorObject> {
+        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+    }
+
+    /// `tools/call` for a tool that completes in one round; panics if it asks for input.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorObject> {
+        match self.call_tool_outcome(name, arguments).await? {
+            Outcome::Complete(result) => Ok(result),
+            Outcome::InputRequired(asked) => panic!("tool {name} asked for input: {asked:?}"),
+        }
+    }
+
+    /// Every resource, following cursors.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ErrorObject> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let page: ListResourcesResult = self.request("resources/list", cursor_params(cursor.as_deref())).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        panic!("resources/list did not end after {MAX_PAGES} pages");
+    }
+
+    /// Every resource template, following cursors.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ErrorObject> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let page: ListResourceTemplatesResult =
+                self.request("resources/templates/list", cursor_params(cursor.as_deref())).await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        panic!("resources/templates/list did not end after {MAX_PAGES} pages");
+    }
+
+    /// `resources/read` for a resource that completes in one round.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
+        match self.request::<Outcome<ReadResourceResult>>("resources/read", json!({"uri": uri})).await? {
+            Outcome::Complete(result) => Ok(result),
+            Outcome::InputRequired(asked) => panic!("resource {uri} asked for input: {asked:?}"),
+        }
+    }
+
+    /// Every prompt, following cursors.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ErrorObject> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let page: ListPromptsResult = self.request("prompts/list", cursor_params(cursor.as_deref())).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        panic!("prompts/list did not end after {MAX_PAGES} pages");
+    }
+
+    /// `prompts/get` for a prompt that completes in one round.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ErrorObject> {
+        match self
+            .request::<Outcome<GetPromptResult>>("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await?
+        {
+            Outcome::Complete(result) => Ok(result),
+            Outcome::InputRequired(asked) => panic!("prompt {name} asked for input: {asked:?}"),
+        }
+    }
+}
+
+fn cursor_params(cursor: Option<&str>) -> Value {
+    match cursor {
+        Some(cursor) => json!({ "cursor": cursor }),
+        None => json!({}),
+    }
+}

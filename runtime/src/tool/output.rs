@@ -1,0 +1,201 @@
+//! What a `#[tool]` function may return, and how it becomes a `tools/call` result.
+
+use std::fmt;
+
+use schemars::{JsonSchema, SchemaGenerator};
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::model::{CallToolResult, ContentBlock, JsonObject, Outcome};
+use crate::schema::root_schema;
+
+/// A tool's own failure: reported to the model as a result with `isError: true`, so that it
+/// can read what went wrong and try again. Any error converts into one with `?`.
+///
+/// ```
+/// use mcp_rounds::{ToolError, tool};
+///
+/// /// Reads a number.
+/// #[tool]
+/// fn parse_number(text: String) -> Result<String, ToolError> {
+///     let n: i64 = text.trim().parse()?;
+///     if n < 0 {
+///         return Err(ToolError::new("the number must not be negative"));
+///     }
+///     Ok(format!("{n}"))
+/// }
+/// ```
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// A failure with this message for the model.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into() }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::new(error.to_string())
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolError").field(&self.message).finish()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Structured output: `structuredContent` plus a JSON text copy for older clients, and an
+/// `outputSchema` in the tool's descriptor.
+///
+/// ```
+/// use mcp_rounds::{Json, tool};
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Sum {
+///     total: f64,
+/// }
+///
+/// /// Adds numbers.
+/// #[tool]
+/// fn add(a: f64, b: f64) -> Json<Sum> {
+///     Json(Sum { total: a + b })
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// How a value returned by a `#[tool]` function becomes its result.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool]",
+    label = "not a tool result",
+    note = "return String or &'static str for text, Json<T> for structured output (T: Serialize + JsonSchema), \
+            CallToolResult for full control, or Result<_, E> of these where E is ToolError (a failure the model sees) \
+            or mcp_rounds::Error (a protocol error)"
+)]
+pub trait IntoToolOutcome {
+    /// The output schema this return type declares, if any.
+    fn output_schema(_generator: &mut SchemaGenerator) -> Option<JsonObject> {
+        None
+    }
+
+    /// The result.
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error>;
+}
+
+impl IntoToolOutcome for CallToolResult {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl IntoToolOutcome for Outcome<CallToolResult> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutcome for String {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult::text(self).into())
+    }
+}
+
+impl IntoToolOutcome for &'static str {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult::text(self).into())
+    }
+}
+
+impl IntoToolOutcome for () {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult::default().into())
+    }
+}
+
+impl IntoToolOutcome for ContentBlock {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult { content: vec![self], ..Default::default() }.into())
+    }
+}
+
+impl IntoToolOutcome for Vec<ContentBlock> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult { content: self, ..Default::default() }.into())
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolOutcome for Json<T> {
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<JsonObject> {
+        Some(root_schema::<T>(generator))
+    }
+
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        let value = serde_json::to_value(&self.0).map_err(|e| Error::internal_from(&e))?;
+        Ok(CallToolResult::structured(value).into())
+    }
+}
+
+impl<T: IntoToolOutcome, E: IntoToolError> IntoToolOutcome for Result<T, E> {
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<JsonObject> {
+        T::output_schema(generator)
+    }
+
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        match self {
+            Ok(value) => value.into_outcome(),
+            Err(error) => error.into_tool_error(),
+        }
+    }
+}
+
+/// The error half of a `Result` returned by a tool.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the error of a #[tool]",
+    note = "use ToolError (any std::error::Error converts into it with `?`) for failures the model should see, \
+            or mcp_rounds::Error for protocol errors"
+)]
+pub trait IntoToolError {
+    /// The result for this failure.
+    fn into_tool_error(self) -> Result<Outcome<CallToolResult>, Error>;
+}
+
+impl IntoToolError for ToolError {
+    fn into_tool_error(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult::error(self.message).into())
+    }
+}
+
+impl IntoToolError for Error {
+    fn into_tool_error(self) -> Result<Outcome<CallToolResult>, Error> {
+        Err(self)
+    }
+}
+
+impl IntoToolError for String {
+    fn into_tool_error(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult::error(self).into())
+    }
+}
+
+impl IntoToolError for &'static str {
+    fn into_tool_error(self) -> Result<Outcome<CallToolResult>, Error> {
+        Ok(CallToolResult::error(self).into())
+    }
+}
