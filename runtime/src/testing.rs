@@ -120,6 +120,25 @@ impl TestClient {
         }
     }
 
+    /// Every item of a paginated list, following cursors.
+    async fn collect<P: DeserializeOwned, T>(
+        &self,
+        method: &str,
+        split: fn(P) -> (Vec<T>, Option<String>),
+    ) -> Result<Vec<T>, ErrorObject> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let (items, next) = split(self.request(method, cursor_params(cursor.as_deref())).await?);
+            all.extend(items);
+            match next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        panic!("{method} did not end after {MAX_PAGES} pages");
+    }
+
     /// `server/discover`.
     pub async fn discover(&self) -> Result<DiscoverResult, ErrorObject> {
         self.request("server/discover", json!({})).await
@@ -127,17 +146,7 @@ impl TestClient {
 
     /// Every tool, following cursors.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ErrorObject> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let page: ListToolsResult = self.request("tools/list", cursor_params(cursor.as_deref())).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        panic!("tools/list did not end after {MAX_PAGES} pages");
+        self.collect("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor)).await
     }
 
     /// `tools/call`, returning the result or the input request.
@@ -159,33 +168,15 @@ impl TestClient {
 
     /// Every resource, following cursors.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ErrorObject> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let page: ListResourcesResult = self.request("resources/list", cursor_params(cursor.as_deref())).await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        panic!("resources/list did not end after {MAX_PAGES} pages");
+        self.collect("resources/list", |page: ListResourcesResult| (page.resources, page.next_cursor)).await
     }
 
     /// Every resource template, following cursors.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ErrorObject> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let page: ListResourceTemplatesResult =
-                self.request("resources/templates/list", cursor_params(cursor.as_deref())).await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        panic!("resources/templates/list did not end after {MAX_PAGES} pages");
+        self.collect("resources/templates/list", |page: ListResourceTemplatesResult| {
+            (page.resource_templates, page.next_cursor)
+        })
+        .await
     }
 
     /// `resources/read` for a resource that completes in one round.
@@ -198,17 +189,7 @@ impl TestClient {
 
     /// Every prompt, following cursors.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ErrorObject> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let page: ListPromptsResult = self.request("prompts/list", cursor_params(cursor.as_deref())).await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
-            }
-        }
-        panic!("prompts/list did not end after {MAX_PAGES} pages");
+        self.collect("prompts/list", |page: ListPromptsResult| (page.prompts, page.next_cursor)).await
     }
 
     /// `prompts/get` for a prompt that completes in one round.

@@ -38,6 +38,24 @@ async def main() -> None:
         except Exception as exc:  # the SDK raises MCPError carrying the JSON-RPC error
             error = getattr(exc, "error", None)
             seen["unknown_tool"] = {"code": getattr(error, "code", None), "message": getattr(error, "message", str(exc))}
+        resources = await client.list_resources()
+        seen["resources"] = [r.model_dump(by_alias=True, exclude_none=True) for r in resources.resources]
+        templates = await client.list_resource_templates()
+        seen["templates"] = [t.model_dump(by_alias=True, exclude_none=True) for t in templates.resource_templates]
+        readme = await client.read_resource("fixture://readme")
+        seen["readme"] = readme.model_dump(by_alias=True, exclude_none=True)
+        item = await client.read_resource("fixture://items/2")
+        seen["item"] = item.model_dump(by_alias=True, exclude_none=True)
+        try:
+            await client.read_resource("fixture://items/99")
+            seen["missing_resource"] = "no error"
+        except Exception as exc:
+            error = getattr(exc, "error", None)
+            seen["missing_resource"] = {"code": getattr(error, "code", None), "data": getattr(error, "data", None)}
+        prompts = await client.list_prompts()
+        seen["prompts"] = [p.model_dump(by_alias=True, exclude_none=True) for p in prompts.prompts]
+        greeting = await client.get_prompt("greet", {"name": "Ada"})
+        seen["greeting"] = greeting.model_dump(by_alias=True, exclude_none=True)
     print(json.dumps(seen))
 
 

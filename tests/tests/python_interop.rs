@@ -23,12 +23,13 @@ fn python_sdk_client_discovers_lists_and_calls() {
     assert_eq!(seen["protocol_version"], "2026-07-28");
     assert_eq!(seen["legacy"], false);
     assert_eq!(seen["server_info"], json!({"name": "fixture-server", "version": "0.1.0"}));
-    assert_eq!(seen["capabilities"]["tools"], json!({}));
+    assert_eq!(seen["capabilities"], json!({"tools": {}, "resources": {}, "prompts": {}}));
     assert_eq!(seen["instructions"], "Tools for testing mcp-rounds.");
 
     let names: Vec<&str> = seen["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["add", "echo", "fail", "needs_form", "panic", "sleep"]);
     assert_eq!(seen["tools"][0]["outputSchema"]["required"], json!(["sum"]));
+    assert_eq!(seen["tools"][0]["inputSchema"]["properties"]["a"]["description"], "The first number.");
     assert_eq!(seen["tools_cache"], json!({"ttlMs": 300000, "cacheScope": "public"}));
 
     assert_eq!(seen["add"]["structuredContent"], json!({"sum": 42.5}));
@@ -36,4 +37,18 @@ fn python_sdk_client_discovers_lists_and_calls() {
     assert_eq!(seen["echo"]["content"][0]["text"], "héllo ✓");
     assert_eq!(seen["fail"]["isError"], true);
     assert_eq!(seen["unknown_tool"]["code"], -32602);
+
+    let uris: Vec<&str> = seen["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, ["fixture://items/0", "fixture://items/1", "fixture://items/2", "fixture://readme"]);
+    assert_eq!(seen["templates"][0]["uriTemplate"], "fixture://items/{id}");
+    assert_eq!(seen["readme"]["contents"][0]["text"], "# Fixture\n\nA server for tests.");
+    assert_eq!(seen["readme"]["ttlMs"], 60000);
+    assert_eq!(seen["item"]["contents"][0]["text"], "cherry");
+    assert_eq!(seen["missing_resource"], json!({"code": -32602, "data": {"uri": "fixture://items/99"}}));
+    assert_eq!(seen["prompts"][0]["name"], "greet");
+    assert_eq!(
+        seen["prompts"][0]["arguments"][0],
+        json!({"name": "name", "description": "Who to greet.", "required": true})
+    );
+    assert_eq!(seen["greeting"]["messages"][0]["content"]["text"], "Say hi to Ada.");
 }

@@ -37,7 +37,7 @@ fn discover_answers_exactly() {
         json!({"jsonrpc": "2.0", "id": "d-1", "result": {
             "resultType": "complete",
             "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}},
+            "capabilities": {"prompts": {}, "resources": {}, "tools": {}},
             "instructions": "Tools for testing mcp-rounds.",
             "ttlMs": 300000,
             "cacheScope": "public",
@@ -109,11 +109,6 @@ fn removed_unknown_and_unoffered_methods_are_32601() {
         "resources/subscribe",
         "resources/unsubscribe",
         "no/such/method",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
         "completion/complete",
     ]
     .into_iter()
@@ -122,6 +117,19 @@ fn removed_unknown_and_unoffered_methods_are_32601() {
         let response = server.call(&request(json!(i), method, json!({})));
         assert_error(&response, json!(i), -32601);
         assert_eq!(error_of(&response).1["method"], method);
+    }
+    // A server without resources or prompts does not serve their methods.
+    let mut tools_only = StdioProcess::spawn(env!("CARGO_BIN_EXE_fixture-server"), &["--only-tools"]);
+    let discover = tools_only.call(&request(json!("d"), "server/discover", json!({})));
+    assert_eq!(discover["result"]["capabilities"], json!({"tools": {}}));
+    for (i, method) in ["resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"]
+        .into_iter()
+        .enumerate()
+    {
+        let response = tools_only.call(&request(json!(i), method, json!({})));
+        assert_error(&response, json!(i), -32601);
+        assert_eq!(error_of(&response).1["method"], method);
+        assert!(error_of(&response).1["reason"].as_str().unwrap().contains("does not offer"));
     }
     // A legacy client learns which versions to use.
     let response = server.call(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",

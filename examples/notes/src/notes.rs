@@ -3,12 +3,31 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use mcp_rounds::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
-use mcp_rounds::{Error, Server, ToolCall, ToolRoute};
-use serde_json::json;
+use mcp_rounds::{Json, Server, State, ToolError, handlers, tool};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-/// A note on disk: its id (the file stem) and title (its first `# ` heading).
-fn read_notes(workspace: &Path) -> std::io::Result<Vec<(String, String)>> {
+/// The workspace directory this server's notes live in.
+pub struct Workspace(pub PathBuf);
+
+/// A note in a listing.
+#[derive(Serialize, JsonSchema)]
+pub struct NoteSummary {
+    /// Stable id: the file name without `.md`.
+    pub id: String,
+    /// The first `# ` heading.
+    pub title: String,
+}
+
+/// The notes that matched.
+#[derive(Serialize, JsonSchema)]
+pub struct NoteList {
+    /// Sorted by id.
+    pub notes: Vec<NoteSummary>,
+}
+
+/// Every note in the workspace: its id (file stem) and title (first `# ` heading), by id.
+fn read_notes(workspace: &Path) -> std::io::Result<Vec<NoteSummary>> {
     let mut notes = Vec::new();
     for entry in fs::read_dir(workspace)? {
         let entry = entry?;
@@ -23,66 +42,35 @@ fn read_notes(workspace: &Path) -> std::io::Result<Vec<(String, String)>> {
         let Some(id) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else { continue };
         let text = fs::read_to_string(&path)?;
         let title = text.lines().find_map(|l| l.strip_prefix("# ")).unwrap_or(&id).trim().to_owned();
-        notes.push((id, title));
+        notes.push(NoteSummary { id, title });
     }
-    notes.sort();
+    notes.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(notes)
 }
 
-fn schema(value: serde_json::Value) -> JsonObject {
-    serde_json::from_value(value).expect("schema literal is an object")
+/// Lists the notes in the workspace: id and title, sorted by id.
+#[tool(title = "List notes", read_only, open_world = false)]
+fn notes_list(
+    /// Only notes whose title contains this (case-insensitive).
+    query: Option<String>,
+    State(workspace): State<Workspace>,
+) -> Result<Json<NoteList>, ToolError> {
+    let notes = read_notes(&workspace.0).map_err(|err| {
+        tracing::warn!(error = %err, "cannot read the workspace");
+        ToolError::new("The workspace cannot be read right now.")
+    })?;
+    let query = query.map(|q| q.to_lowercase());
+    let notes =
+        notes.into_iter().filter(|n| query.as_ref().is_none_or(|q| n.title.to_lowercase().contains(q))).collect();
+    Ok(Json(NoteList { notes }))
 }
 
 /// The server over the notes in `data/workspace`.
 pub fn server(data: &Path) -> Result<Server, String> {
-    let workspace: PathBuf = data.join("workspace");
-    let list = ToolRoute::new(
-        Tool::new(
-            "notes_list",
-            schema(json!({
-                "type": "object",
-                "properties": {"query": {"type": "string", "description": "Only notes whose title contains this (case-insensitive)."}},
-                "additionalProperties": false
-            })),
-        )
-        .with_title("List notes")
-        .with_description("Lists the notes in the workspace: id and title, sorted by id.")
-        .with_annotations(ToolAnnotations { read_only_hint: Some(true), open_world_hint: Some(false), ..Default::default() })
-        .with_output_schema(schema(json!({
-            "type": "object",
-            "properties": {"notes": {"type": "array", "items": {
-                "type": "object",
-                "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
-                "required": ["id", "title"]
-            }}},
-            "required": ["notes"]
-        }))),
-        move |call: ToolCall| {
-            let workspace = workspace.clone();
-            async move {
-                let query = match call.arguments.get("query") {
-                    None => None,
-                    Some(q) => Some(q.as_str().ok_or_else(|| Error::invalid_field("query", "query must be a string"))?.to_lowercase()),
-                };
-                let notes = match read_notes(&workspace) {
-                    Ok(notes) => notes,
-                    Err(err) => {
-                        tracing::warn!(error = %err, "cannot read the workspace");
-                        return Ok(CallToolResult::error("The workspace cannot be read right now.").into());
-                    }
-                };
-                let notes: Vec<_> = notes
-                    .into_iter()
-                    .filter(|(_, title)| query.as_ref().is_none_or(|q| title.to_lowercase().contains(q)))
-                    .map(|(id, title)| json!({"id": id, "title": title}))
-                    .collect();
-                Ok(CallToolResult::structured(json!({ "notes": notes })).into())
-            }
-        },
-    );
     Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
         .instructions("Notes in a workspace. notes_list finds notes by title.")
-        .tool(list)
+        .state(Workspace(data.join("workspace")))
+        .handlers(handlers![notes_list])
         .build()
         .map_err(|e| e.to_string())
 }

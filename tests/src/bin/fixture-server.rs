@@ -1,97 +1,122 @@
-//! A stdio server with hand-registered tools, for the end-to-end tests.
+//! A stdio server written the way users write them, for the end-to-end tests. One tool is
+//! built by hand to keep that path covered too.
 
 use std::time::Duration;
 
-use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapability, JsonObject, Tool};
+use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapability, Resource, Tool};
 use mcp_rounds::transport::stdio::Stdio;
-use mcp_rounds::{Error, Server, ToolCall, ToolRoute};
-use serde_json::json;
+use mcp_rounds::{
+    Error, Json, RequestContext, Server, ToolCall, ToolError, ToolRoute, handlers, prompt, resource, tool,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-fn schema(value: serde_json::Value) -> JsonObject {
-    serde_json::from_value(value).expect("schema literal is an object")
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    /// The sum.
+    sum: f64,
 }
 
-fn number(call: &ToolCall, key: &str) -> Result<f64, Error> {
-    call.arguments
-        .get(key)
-        .and_then(serde_json::Value::as_f64)
-        .ok_or_else(|| Error::invalid_field(key, format!("{key} must be a number")))
+/// Adds two numbers.
+#[tool(read_only, idempotent)]
+fn add(
+    /// The first number.
+    a: f64,
+    /// The second number.
+    b: f64,
+) -> Json<Sum> {
+    Json(Sum { sum: a + b })
 }
 
-fn server() -> Server {
-    let add = ToolRoute::new(
-        Tool::new(
-            "add",
-            schema(json!({
-                "type": "object",
-                "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-                "required": ["a", "b"]
-            })),
-        )
-        .with_description("Adds two numbers.")
-        .with_output_schema(schema(json!({
-            "type": "object",
-            "properties": {"sum": {"type": "number"}},
-            "required": ["sum"]
-        }))),
-        |call: ToolCall| async move {
-            let sum = number(&call, "a")? + number(&call, "b")?;
-            Ok(CallToolResult::structured(json!({ "sum": sum })).into())
-        },
-    );
-    let echo = ToolRoute::new(
-        Tool::new(
-            "echo",
-            schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})),
-        )
-        .with_description("Returns its text."),
-        |call: ToolCall| async move {
-            let text = call.arguments.get("text").and_then(|t| t.as_str()).unwrap_or_default().to_owned();
-            Ok(CallToolResult::text(text).into())
-        },
-    );
-    let fail = ToolRoute::new(
-        Tool::new("fail", Tool::no_arguments_schema()).with_description("Always fails as a tool."),
-        |_call: ToolCall| async move { Ok(CallToolResult::error("the frobnicator is offline").into()) },
-    );
-    let sleep = ToolRoute::new(
-        Tool::new(
-            "sleep",
-            schema(json!({"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]})),
-        ),
-        |call: ToolCall| async move {
-            let ms = number(&call, "ms")? as u64;
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-            Ok(CallToolResult::text(format!("slept {ms} ms")).into())
-        },
-    );
-    let panic = ToolRoute::new(Tool::new("panic", Tool::no_arguments_schema()), |_call: ToolCall| async move {
-        if true {
-            panic!("fixture panic");
+/// Returns its text.
+#[tool]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Always fails as a tool.
+#[tool]
+fn fail() -> Result<String, ToolError> {
+    Err(ToolError::new("the frobnicator is offline"))
+}
+
+/// Sleeps, then answers.
+#[tool]
+async fn sleep(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms} ms")
+}
+
+/// Panics.
+#[tool]
+fn panic() -> String {
+    panic!("fixture panic")
+}
+
+/// The fixture's read-me.
+#[resource("fixture://readme", mime_type = "text/markdown", cache = "public", ttl_ms = 60000)]
+fn readme() -> &'static str {
+    "# Fixture\n\nA server for tests."
+}
+
+const ITEMS: [&str; 3] = ["apple", "banana", "cherry"];
+
+/// An item by number.
+#[resource("fixture://items/{id}", mime_type = "text/plain", list = list_items)]
+fn item(id: usize) -> Option<String> {
+    ITEMS.get(id).map(|name| (*name).to_owned())
+}
+
+async fn list_items(_ctx: RequestContext) -> Vec<Resource> {
+    (0..ITEMS.len())
+        .map(|i| Resource {
+            uri: format!("fixture://items/{i}"),
+            name: ITEMS[i].to_owned(),
+            mime_type: Some("text/plain".into()),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Greets someone.
+#[prompt(title = "Greeting")]
+fn greet(
+    /// Who to greet.
+    name: String,
+    /// How: "formal" or "casual".
+    style: Option<String>,
+) -> String {
+    match style.as_deref() {
+        Some("formal") => format!("Please greet {name} formally."),
+        _ => format!("Say hi to {name}."),
+    }
+}
+
+/// Needs form elicitation (checked by hand until rounds gate it).
+fn needs_form() -> ToolRoute {
+    ToolRoute::new(Tool::new("needs_form", Tool::no_arguments_schema()), |call: ToolCall| async move {
+        let required = ClientCapabilities { elicitation: Some(ElicitationCapability::form()), ..Default::default() };
+        let missing = call.context.client_capabilities().missing(&required);
+        if !missing.is_empty() {
+            return Err(Error::missing_capability(missing));
         }
-        Ok(CallToolResult::text("unreachable").into())
-    });
-    let needs_form =
-        ToolRoute::new(Tool::new("needs_form", Tool::no_arguments_schema()), |call: ToolCall| async move {
-            let required =
-                ClientCapabilities { elicitation: Some(ElicitationCapability::form()), ..Default::default() };
-            let missing = call.context.client_capabilities().missing(&required);
-            if !missing.is_empty() {
-                return Err(Error::missing_capability(missing));
-            }
-            Ok(CallToolResult::text("form available").into())
-        });
+        Ok(CallToolResult::text("form available").into())
+    })
+}
 
-    Server::builder("fixture-server", "0.1.0")
+/// The full server, or with `--only-tools` one that offers neither resources nor prompts.
+fn server(only_tools: bool) -> Server {
+    let builder = Server::builder("fixture-server", "0.1.0")
         .instructions("Tools for testing mcp-rounds.")
-        .tools([add, echo, fail, sleep, panic, needs_form])
-        .build()
-        .expect("fixture tools are valid")
+        .handlers(handlers![add, echo, fail, sleep, panic])
+        .tool(needs_form());
+    let builder = if only_tools { builder } else { builder.handlers(handlers![readme, item, greet]) };
+    builder.build().expect("fixture handlers are valid")
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter("warn").init();
-    // Keep panic reports off stdout; the default hook already writes to stderr.
-    Stdio::new().serve(&server()).await
+    let only_tools = std::env::args().any(|a| a == "--only-tools");
+    Stdio::new().serve(&server(only_tools)).await
 }

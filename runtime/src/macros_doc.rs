@@ -1,0 +1,144 @@
+//! Documentation of the attribute macros, attached to their re-exports in the crate root.
+
+/// Makes a plain function an MCP **tool**.
+///
+/// The function keeps working as a function; beside it the macro generates what a server
+/// needs to list and call it. Register it with [`handlers!`](crate::handlers).
+///
+/// - **Name**: the function's name, or `name = "..."` (1 to 128 of `A-Z a-z 0-9 _ . -`,
+///   checked at compile time).
+/// - **Description**: the doc comment, or `description = "..."`. `title = "..."` sets a
+///   display name.
+/// - **Arguments**: every parameter whose type implements `Deserialize` and `JsonSchema` is an
+///   argument named after the parameter (`#[arg(rename = "...")]` or
+///   `#[tool(rename_all = "camelCase")]` to change it), described by its doc comment or
+///   `#[arg(description = "...")]`. `Option<T>` is an optional argument of type `T`. The input
+///   schema is JSON Schema 2020-12 with `"type": "object"` at the root and no other
+///   properties allowed; a tool without arguments gets `{"type":"object","additionalProperties":false}`.
+///   [`Args<T>`](crate::Args) takes every argument as one struct instead.
+/// - **Extractors**: parameters typed [`RequestContext`](crate::RequestContext),
+///   [`Principal`](crate::Principal), [`ClientCapabilities`](crate::model::ClientCapabilities)
+///   or [`State<T>`](crate::State) are filled in by the framework.
+/// - **Return**: `String` or `&'static str` (text), [`Json<T>`](crate::Json) (structured
+///   output with an `outputSchema`), [`CallToolResult`](crate::model::CallToolResult), `()`,
+///   content blocks, or a `Result` of these whose error is [`ToolError`](crate::ToolError) (a
+///   failure the model sees, `isError: true`) or [`Error`](crate::Error) (a protocol error).
+/// - **Annotations**: `read_only`, `destructive`, `idempotent`, `open_world`, each also as
+///   `key = false`.
+/// - **`blocking`**: run a plain function on the blocking thread pool (file or CPU work).
+///
+/// Arguments that do not match the schema never reach the function: the model gets a tool
+/// error naming the argument, so it can correct the call.
+///
+/// ```
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Json, Server, ToolError, handlers, tool};
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Forecast {
+///     city: String,
+///     celsius: f64,
+/// }
+///
+/// /// Tomorrow's weather for a city.
+/// #[tool(read_only, open_world = false)]
+/// async fn forecast(
+///     /// The city, e.g. "Lisbon".
+///     city: String,
+///     /// Days ahead (default 1).
+///     days: Option<u8>,
+/// ) -> Result<Json<Forecast>, ToolError> {
+///     if city.is_empty() {
+///         return Err(ToolError::new("name a city"));
+///     }
+///     Ok(Json(Forecast { city, celsius: 20.0 + f64::from(days.unwrap_or(1)) }))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("weather", "1.0.0").handlers(handlers![forecast]).build().unwrap();
+/// let client = TestClient::new(&server);
+/// let tool = &client.list_tools().await.unwrap()[0];
+/// assert_eq!(tool.input_schema["required"], serde_json::json!(["city"]));
+/// let result = client.call_tool("forecast", serde_json::json!({"city": "Lisbon"})).await.unwrap();
+/// assert_eq!(result.structured_content.unwrap()["celsius"], 21.0);
+/// # }
+/// ```
+pub use mcp_rounds_macros::tool;
+
+/// Makes a plain function an MCP **resource**: a fixed URI or a URI template.
+///
+/// The first argument is the URI. A fixed URI (`"config://app"`) appears in
+/// `resources/list`; a template (`"notes://{project}/notes/{id}"`, RFC 6570 `{var}` and
+/// `{+var}`) appears in `resources/templates/list`, and `list = some_async_fn` (taking a
+/// [`RequestContext`](crate::RequestContext), returning `Vec<Resource>`) enumerates its members
+/// for `resources/list`.
+///
+/// Every template variable must be a parameter of the same name, parsed from the decoded text
+/// with `FromStr`; every other parameter must be an extractor. Both are checked at compile
+/// time. A variable never matches an encoded `/`, a `.` or `..` segment or a control
+/// character, so its value is safe to use as a key or file name.
+///
+/// Return `String` (text, `mime_type` or `text/plain`), `Vec<u8>` (binary), contents, or any of
+/// these in `Option` (`None`: the resource does not exist, -32602 with `data.uri`) or
+/// `Result<_, Error>`. Reads are cached `private` with `ttl_ms = 0` unless
+/// `cache = "public"` and `ttl_ms = ...` say otherwise.
+///
+/// ```
+/// use mcp_rounds::model::ResourceContents;
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Server, handlers, resource};
+///
+/// /// A note by id.
+/// #[resource("notes://{id}", mime_type = "text/markdown")]
+/// fn note(id: u32) -> Option<String> {
+///     (id < 3).then(|| format!("# Note {id}"))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("notes", "1.0.0").handlers(handlers![note]).build().unwrap();
+/// let client = TestClient::new(&server);
+/// let read = client.read_resource("notes://2").await.unwrap();
+/// assert!(matches!(&read.contents[0], ResourceContents::Text(t) if t.text == "# Note 2"));
+/// let missing = client.read_resource("notes://9").await.unwrap_err();
+/// assert_eq!(missing.code, -32602);
+/// # }
+/// ```
+pub use mcp_rounds_macros::resource;
+
+/// Makes a plain function an MCP **prompt**.
+///
+/// `String` parameters are required arguments, `Option<String>` optional ones, described by
+/// their doc comments; extractors may be mixed in. A missing required argument is -32602.
+/// Return `Vec<PromptMessage>`, one `PromptMessage`, a `String` (one user message) or a
+/// `GetPromptResult`, optionally in `Result<_, Error>`.
+///
+/// ```
+/// use mcp_rounds::model::PromptMessage;
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Server, handlers, prompt};
+///
+/// /// Ask for a code review.
+/// #[prompt(title = "Code review")]
+/// fn review(
+///     /// The file to review.
+///     path: String,
+///     /// What to look at.
+///     focus: Option<String>,
+/// ) -> Vec<PromptMessage> {
+///     vec![PromptMessage::user(format!("Review {path}, focusing on {}.", focus.as_deref().unwrap_or("anything")))]
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("reviews", "1.0.0").handlers(handlers![review]).build().unwrap();
+/// let client = TestClient::new(&server);
+/// let prompt = client.get_prompt("review", serde_json::json!({"path": "main.rs"})).await.unwrap();
+/// assert_eq!(prompt.messages.len(), 1);
+/// assert_eq!(client.get_prompt("review", serde_json::json!({})).await.unwrap_err().code, -32602);
+/// # }
+/// ```
+pub use mcp_rounds_macros::prompt;
