@@ -4,7 +4,7 @@
 //! them with examples, and the generated code reaches its dependencies through the runtime's
 //! hidden re-exports.
 //!
-//! Each macro reads the function into a small model ([`signature::Function`]), checks it and
+//! Each macro reads the function into a small model (`signature::Function`), checks it and
 //! its attribute, reporting every problem at the tokens it concerns, and only then expands. A
 //! function with errors still expands to a stand-in item, so one mistake gives one error.
 
