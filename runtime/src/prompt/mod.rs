@@ -1,6 +1,6 @@
 //! Prompts: message templates the user picks, rendered by `prompts/get`.
 //!
-//! Write prompts with [`#[prompt]`](crate::prompt) on a plain function.
+//! Write prompts with [`#[prompt]`](macro@crate::prompt) on a plain function.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Resources: fixed URIs and URI templates, read by `resources/read` and enumerated by
 //! `resources/list`.
 //!
-//! Write resources with [`#[resource]`](crate::resource) on a plain function.
+//! Write resources with [`#[resource]`](macro@crate::resource) on a plain function.
 
 mod output;
 

@@ -1,6 +1,6 @@
 //! Tools as the server sees them: a descriptor and the handler that runs a call.
 //!
-//! Write tools with [`#[tool]`](crate::tool) on a plain function; [`ToolRoute`] is the
+//! Write tools with [`#[tool]`](macro@crate::tool) on a plain function; [`ToolRoute`] is the
 //! hand-written form.
 
 mod output;
