@@ -143,6 +143,20 @@ impl Args {
         }
     }
 
+    /// `rename_all = "camelCase"`, checked against the cases serde knows.
+    pub fn case(&mut self, name: &str, errors: &mut Errors) -> Option<String> {
+        let lit = self.string(name, errors)?;
+        let case = lit.value();
+        if crate::case::rename("a_b", &case).is_none() {
+            errors.error(
+                lit.span(),
+                format!("unknown case `{case}`; expected one of: {}", crate::case::CASES.join(", ")),
+            );
+            return None;
+        }
+        Some(case)
+    }
+
     /// Reports every key nobody took.
     pub fn finish(self, attribute: &str, known: &[&str], errors: &mut Errors) {
         for (key, _) in self.keys {

@@ -30,27 +30,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = args.string("title", &mut errors).map(|s| s.value());
     let description =
         args.string("description", &mut errors).map(|s| s.value()).or_else(|| function.description.clone());
-    let rename_all = args.string("rename_all", &mut errors).and_then(|lit| {
-        let case = lit.value();
-        if crate::case::rename("a_b", &case).is_none() {
-            errors.error(
-                lit.span(),
-                format!("unknown case `{case}`; expected one of: {}", crate::case::CASES.join(", ")),
-            );
-            return None;
-        }
-        Some(case)
-    });
+    let rename_all = args.case("rename_all", &mut errors);
     args.finish("prompt", KEYS, &mut errors);
 
     let ident = &function.ident;
     if !errors.is_empty() {
-        let compile_errors = errors.into_compile_errors();
-        let fallback = function.fallback(quote!(::core::panic!("this function did not compile")));
-        return quote! {
-            #compile_errors
-            #fallback
-        };
+        return function.fail(errors);
     }
 
     let cfg = &function.cfg;
@@ -82,6 +67,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let count = function.params.len();
+    let state_body = crate::signature::required_state_body(&states);
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(prompt));
     quote! {
@@ -104,9 +90,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             }
 
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
-                let __states: [::core::option::Option<::mcp_rounds::__private::StateRequirement>; #count] =
-                    [#(#states),*];
-                __states.into_iter().flatten().collect()
+                #state_body
             }
 
             fn get(&self, __get: ::mcp_rounds::__private::PromptGet) -> ::mcp_rounds::__private::BoxFuture<'_,

@@ -75,12 +75,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
 
     let ident = &function.ident;
     if !errors.is_empty() {
-        let compile_errors = errors.into_compile_errors();
-        let fallback = function.fallback(quote!(::core::panic!("this function did not compile")));
-        return quote! {
-            #compile_errors
-            #fallback
-        };
+        return function.fail(errors);
     }
     let template = template.expect("checked above");
 
@@ -149,7 +144,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let mime = option_string(mime_type.as_deref());
-    let state_count = states.len();
+    let state_body = crate::signature::required_state_body(&states);
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(resource));
     quote! {
@@ -173,9 +168,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             }
 
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
-                let __states: [::core::option::Option<::mcp_rounds::__private::StateRequirement>; #state_count] =
-                    [#(#states),*];
-                __states.into_iter().flatten().collect()
+                #state_body
             }
 
             fn lists() -> bool {

@@ -246,6 +246,16 @@ impl Function {
         }
     }
 
+    /// Emits the collected errors and the stand-in items, for a function that cannot expand.
+    pub fn fail(&self, errors: Errors) -> TokenStream {
+        let compile_errors = errors.into_compile_errors();
+        let fallback = self.fallback(quote!(::core::panic!("this function did not compile")));
+        quote! {
+            #compile_errors
+            #fallback
+        }
+    }
+
     /// `impl IntoHandler`, which `handlers![...]` calls.
     pub fn handler_impl(&self, kind: TokenStream) -> TokenStream {
         let ident = &self.ident;
@@ -324,5 +334,14 @@ pub fn option_string(value: Option<&str>) -> TokenStream {
     match value {
         Some(text) => quote!(::core::option::Option::Some(::std::string::String::from(#text))),
         None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The body of a definition's `required_state()`: the state each parameter needs.
+pub fn required_state_body(states: &[TokenStream]) -> TokenStream {
+    let count = states.len();
+    quote! {
+        let __states: [::core::option::Option<::mcp_rounds::__private::StateRequirement>; #count] = [#(#states),*];
+        __states.into_iter().flatten().collect()
     }
 }

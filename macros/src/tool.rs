@@ -55,17 +55,7 @@ fn parse_attr(tokens: TokenStream, function: &Function, errors: &mut Errors) -> 
     }
     let idempotent = args.flag("idempotent", errors).map(|(b, _)| b);
     let open_world = args.flag("open_world", errors).map(|(b, _)| b);
-    let rename_all = args.string("rename_all", errors).and_then(|lit| {
-        let case = lit.value();
-        if crate::case::rename("a_b", &case).is_none() {
-            errors.error(
-                lit.span(),
-                format!("unknown case `{case}`; expected one of: {}", crate::case::CASES.join(", ")),
-            );
-            return None;
-        }
-        Some(case)
-    });
+    let rename_all = args.case("rename_all", errors);
     let blocking = args.flag("blocking", errors).is_some_and(|(b, _)| b);
     if blocking && function.is_async {
         errors.error(Span::call_site(), "`blocking` is for plain functions; an async fn already yields while it waits");
@@ -105,12 +95,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         }
     }
     if !errors.is_empty() {
-        let compile_errors = errors.into_compile_errors();
-        let fallback = function.fallback(quote!(::core::panic!("this function did not compile")));
-        return quote! {
-            #compile_errors
-            #fallback
-        };
+        return function.fail(errors);
     }
 
     let ident = &function.ident;
@@ -181,7 +166,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         <#output as ::mcp_rounds::__private::IntoToolOutcome>::into_outcome(__returned)
     };
 
-    let state_count = states.len();
+    let state_body = crate::signature::required_state_body(&states);
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(tool));
     quote! {
@@ -203,9 +188,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             }
 
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
-                let __states: [::core::option::Option<::mcp_rounds::__private::StateRequirement>; #state_count] =
-                    [#(#states),*];
-                __states.into_iter().flatten().collect()
+                #state_body
             }
 
             fn call(&self, __call: ::mcp_rounds::__private::ToolCall) -> ::mcp_rounds::__private::BoxFuture<'_,
