@@ -71,6 +71,16 @@ impl Args {
         self.literal.take()
     }
 
+    /// `key` or `key = <anything>`, for callers that read the value themselves.
+    pub fn raw(&mut self, name: &str) -> Option<(Ident, Option<Expr>)> {
+        self.take(name)
+    }
+
+    /// The key, if given, without taking it.
+    pub fn peek(&self, name: &str) -> Option<&(Ident, Option<Expr>)> {
+        self.keys.iter().find(|(k, _)| k == name)
+    }
+
     fn take(&mut self, name: &str) -> Option<(Ident, Option<Expr>)> {
         let i = self.keys.iter().position(|(k, _)| k == name)?;
         Some(self.keys.remove(i))
@@ -155,6 +165,16 @@ impl Args {
             return None;
         }
         Some(case)
+    }
+
+    /// Reports every key nobody took, leaving the arguments empty.
+    pub fn finish_with(&mut self, attribute: &str, known: &[&str], errors: &mut Errors) {
+        for (key, _) in self.keys.drain(..) {
+            errors.error(
+                key.span(),
+                format!("unknown key `{key}` in #[{attribute}]; expected one of: {}", known.join(", ")),
+            );
+        }
     }
 
     /// Reports every key nobody took.

@@ -21,3 +21,18 @@ pub fn rename(ident: &str, case: &str) -> Option<String> {
         _ => return None,
     })
 }
+
+/// Renames a PascalCase variant into `case` (the variant's own spelling for an unknown case).
+pub fn rename_variant(variant: &str, case: &str) -> String {
+    let mut snake = String::new();
+    for (i, c) in variant.char_indices() {
+        if c.is_uppercase() && i > 0 {
+            snake.push('_');
+        }
+        snake.extend(c.to_lowercase());
+    }
+    match case {
+        "PascalCase" => variant.to_owned(),
+        _ => rename(&snake, case).unwrap_or_else(|| variant.to_owned()),
+    }
+}

@@ -10,14 +10,16 @@
 
 use proc_macro::TokenStream;
 use quote::quote;
-use syn::ItemFn;
+use syn::{DeriveInput, ItemFn, parse_macro_input};
 
 mod attr;
 mod case;
 mod docs;
 mod errors;
+mod form;
 mod prompt;
 mod resource;
+mod rounds;
 mod signature;
 mod template;
 mod tool;
@@ -54,4 +56,22 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     on_function(attr, item, "prompt", prompt::expand)
+}
+
+/// Describes a struct as a form-mode elicitation. Documented in `mcp_rounds::Form`.
+#[proc_macro_derive(Form, attributes(form))]
+pub fn derive_form(input: TokenStream) -> TokenStream {
+    form::expand_form(parse_macro_input!(input as DeriveInput)).into()
+}
+
+/// Makes a unit-variant enum the choices of a form field. Documented in `mcp_rounds::FormChoice`.
+#[proc_macro_derive(FormChoice, attributes(form))]
+pub fn derive_form_choice(input: TokenStream) -> TokenStream {
+    form::expand_form_choice(parse_macro_input!(input as DeriveInput)).into()
+}
+
+/// Makes an enum the rounds of a multi-round tool. Documented in `mcp_rounds::Rounds`.
+#[proc_macro_derive(Rounds, attributes(round, answer))]
+pub fn derive_rounds(input: TokenStream) -> TokenStream {
+    rounds::expand(parse_macro_input!(input as DeriveInput)).into()
 }

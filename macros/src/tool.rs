@@ -129,6 +129,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let mut describe = Vec::new();
     let mut states = Vec::new();
     let mut extract = Vec::new();
+    let mut uses_rounds = Vec::new();
     for (param, arg) in function.params.iter().zip(&args) {
         let ty = &param.ty;
         let name = param.wire_name(attr.rename_all.as_deref());
@@ -138,10 +139,11 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             <#ty as ::mcp_rounds::__private::ToolParam>::describe(&mut __schema, #name, #desc);
         });
         states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam>::required_state() });
+        uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam>::USES_ROUNDS });
         extract.push(quote_spanned! {span=>
             let #arg = match <#ty as ::mcp_rounds::__private::ToolParam>::extract(&mut __invocation, #name) {
                 ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(rejection) => return rejection.into_outcome(),
+                ::core::result::Result::Err(rejection) => return __invocation.reject(rejection).await,
             };
         });
     }
@@ -163,8 +165,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         <#output as ::mcp_rounds::__private::IntoToolOutcome>::output_schema(&mut __output)
     };
     let into_outcome = quote_spanned! {output_span=>
-        <#output as ::mcp_rounds::__private::IntoToolOutcome>::into_outcome(__returned)
+        <#output as ::mcp_rounds::__private::IntoToolOutcome>::into_outcome(__returned, &__invocation.outcome_context())
     };
+    uses_rounds
+        .push(quote_spanned! {output_span=> <#output as ::mcp_rounds::__private::IntoToolOutcome>::USES_ROUNDS });
+    // The revision's defaults: a tool is destructive unless read-only or marked otherwise.
+    let destructive = attr.read_only != Some(true) && attr.destructive != Some(false);
 
     let state_body = crate::signature::required_state_body(&states);
     let item = function.function_and_marker();
@@ -187,6 +193,10 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 ::core::result::Result::Ok(__tool)
             }
 
+            fn uses_rounds() -> bool {
+                false #(|| #uses_rounds)*
+            }
+
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
                 #state_body
             }
@@ -196,14 +206,21 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 ::mcp_rounds::__private::Error>>
             {
                 ::mcp_rounds::__private::boxed(async move {
-                    #[allow(unused_mut)]
-                    let mut __invocation = ::mcp_rounds::__private::ToolInvocation::new(__call);
+                    let mut __invocation = ::mcp_rounds::__private::ToolInvocation::new(
+                        __call,
+                        ::mcp_rounds::__private::ToolInfo {
+                            destructive: #destructive,
+                            uses_rounds: <Self as ::mcp_rounds::__private::ToolDefinition>::uses_rounds(),
+                        },
+                    );
                     #(#extract)*
                     if let ::core::result::Result::Err(rejection) = __invocation.finish() {
-                        return rejection.into_outcome();
+                        return __invocation.reject(rejection).await;
                     }
+                    __invocation.begin_single_use().await?;
                     #run
-                    #into_outcome
+                    let __outcome = #into_outcome;
+                    __invocation.settle(__outcome).await
                 })
             }
         }

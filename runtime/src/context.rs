@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::extract::StateMap;
 use crate::jsonrpc::RequestId;
 use crate::model::{ClientCapabilities, RequestMeta};
+use crate::rounds::RoundsConfig;
 
 /// Who is calling, as established by the transport (a bearer token over HTTP, configuration
 /// over stdio). Never taken from anything the client says about itself.
@@ -59,7 +60,14 @@ pub struct RequestContext {
     meta: Arc<RequestMeta>,
     principal: Principal,
     cancellation: CancellationToken,
-    state: Arc<StateMap>,
+    shared: Arc<Shared>,
+}
+
+/// What every request of a server shares: registered state and the rounds configuration.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub(crate) state: StateMap,
+    pub(crate) rounds: RoundsConfig,
 }
 
 impl RequestContext {
@@ -68,9 +76,9 @@ impl RequestContext {
         meta: RequestMeta,
         principal: Principal,
         cancellation: CancellationToken,
-        state: Arc<StateMap>,
+        shared: Arc<Shared>,
     ) -> Self {
-        RequestContext { id, meta: Arc::new(meta), principal, cancellation, state }
+        RequestContext { id, meta: Arc::new(meta), principal, cancellation, shared }
     }
 
     /// A context for calling a handler directly in a unit test (no shared state).
@@ -100,7 +108,11 @@ impl RequestContext {
 
     /// Shared state of type `T`, if the server registered one.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.state.get::<T>()
+        self.shared.state.get::<T>()
+    }
+
+    pub(crate) fn rounds(&self) -> &RoundsConfig {
+        &self.shared.rounds
     }
 
     /// Cancelled when the client cancels the request or goes away; long work should stop then.

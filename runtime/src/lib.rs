@@ -16,13 +16,17 @@ pub mod context;
 mod envelope;
 pub mod error;
 pub mod extract;
+pub mod form;
 mod handler;
 pub mod jsonrpc;
 mod macros_doc;
 pub mod model;
 mod pagination;
 pub mod prompt;
+pub mod replay;
+pub mod request_state;
 pub mod resource;
+pub mod rounds;
 mod router;
 pub mod schema;
 pub mod server;
@@ -38,7 +42,8 @@ pub use error::{Error, ErrorCode};
 pub use extract::{FromRequest, State};
 pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
-pub use macros_doc::{prompt, resource, tool};
+pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool};
+pub use rounds::{Ask, Round, Step};
 pub use server::{BuildError, Response, Server, ServerBuilder};
 pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
 pub use version::LATEST_PROTOCOL_VERSION;
@@ -46,12 +51,15 @@ pub use version::LATEST_PROTOCOL_VERSION;
 /// What generated code needs, reached through this crate so that users depend on nothing else.
 #[doc(hidden)]
 pub mod __private {
+    pub use indexmap;
     pub use schemars;
     pub use serde_json;
     pub use tokio;
 
     pub use crate::extract::StateRequirement;
+    pub use crate::form::{FieldKey, FieldKind, FieldOptions, Form, FormChoice, FormField, SchemaBuilder, take_field};
     pub use crate::handler::{Handler, IntoHandler};
+    pub use crate::model::StringFormat;
     pub use crate::model::{
         CacheHints, CacheScope, CallToolResult, GetPromptResult, Outcome, Prompt, ReadResourceResult, Resource, Tool,
         ToolAnnotations,
@@ -61,8 +69,9 @@ pub mod __private {
         IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceParam, ResourceRead,
         TemplateValue,
     };
+    pub use crate::rounds::{Answer, AnswerSet, Ask, Rounds, carried, unknown_round};
     pub use crate::schema::{InputSchema, output_generator};
-    pub use crate::tool::{BoxFuture, IntoToolOutcome, ToolCall, ToolDefinition, ToolInvocation, ToolParam};
+    pub use crate::tool::{BoxFuture, IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
     pub use crate::uri_template::UriTemplate;
     pub use crate::{Error, RequestContext};
 

@@ -142,3 +142,119 @@ pub use mcp_rounds_macros::resource;
 /// # }
 /// ```
 pub use mcp_rounds_macros::prompt;
+
+/// Derives [`form::Form`](crate::form::Form): a struct becomes the restricted schema of a
+/// form-mode elicitation, and submitted answers become the struct.
+///
+/// Fields may be `String` (`min_length`, `max_length`, `format = "email" | "uri" | "date" |
+/// "date-time"`), `bool`, integers and floats (`minimum`, `maximum`; an integer's own range
+/// is added), an enum deriving [`FormChoice`] (one of), a `Vec` of such an enum (several of;
+/// `min_items`, `max_items`), [`Choice`](crate::form::Choice) or `Vec<Choice>` (options given
+/// when asking), or `Option` of any of these (not required). Any other type is a compile error
+/// at the field. Doc comments describe fields; `title`, `rename`, `default` and a struct-level
+/// `rename_all` are also available in `#[form(...)]`.
+///
+/// ```
+/// use mcp_rounds::form::{Choice, Form, FormRequest};
+/// use mcp_rounds::{Form, FormChoice};
+///
+/// #[derive(FormChoice)]
+/// #[form(rename_all = "snake_case")]
+/// enum Urgency {
+///     #[form(title = "Whenever")]
+///     Low,
+///     #[form(title = "Today")]
+///     High,
+/// }
+///
+/// #[derive(Form)]
+/// struct Ticket {
+///     /// What happened.
+///     #[form(min_length = 10, max_length = 500)]
+///     summary: String,
+///     /// Who to tell.
+///     #[form(format = "email")]
+///     contact: Option<String>,
+///     urgency: Urgency,
+///     /// The affected service.
+///     service: Choice,
+/// }
+///
+/// let request = FormRequest::<Ticket>::new("Tell us about the problem")
+///     .choices(Ticket::FIELDS.service, ["billing", "search"]);
+/// let sent = serde_json::to_value(request.into_input_request().unwrap()).unwrap();
+/// let schema = &sent["params"]["requestedSchema"];
+/// assert_eq!(schema["required"], serde_json::json!(["summary", "urgency", "service"]));
+/// assert_eq!(schema["properties"]["service"]["enum"], serde_json::json!(["billing", "search"]));
+/// assert_eq!(schema["properties"]["urgency"]["oneOf"][1], serde_json::json!({"const": "high", "title": "Today"}));
+/// assert_eq!(schema["properties"]["contact"], serde_json::json!({"type": "string", "description": "Who to tell.", "format": "email"}));
+/// ```
+pub use mcp_rounds_macros::Form;
+
+/// Derives [`form::FormChoice`](crate::form::FormChoice) for an enum of unit variants: the
+/// options of a single- or multi-select form field. `#[form(title = "...")]` on variants
+/// gives display titles; `rename` and an enum-level `rename_all` set the values.
+pub use mcp_rounds_macros::FormChoice;
+
+/// Derives [`rounds::Rounds`](crate::rounds::Rounds): an enum whose variants are the rounds of
+/// a multi-round tool.
+///
+/// Each variant is one round. Its plain fields are the data carried to the retry (signed into
+/// `requestState`, so the client can read but not change them); its `#[answer]` fields are
+/// what the round asks and receives: [`Elicitation<F>`](crate::rounds::Elicitation) (a form),
+/// [`UrlElicitation`](crate::rounds::UrlElicitation), [`Sampled<T>`](crate::rounds::Sampled)
+/// or [`Roots`](crate::rounds::Roots). For each variant the derive generates
+/// `ask_<variant>(data..., requests...)`, which returns the next round for the tool to return.
+/// `#[round(single_use)]` (or `= false`) overrides the default, which is single use for
+/// destructive tools.
+///
+/// ```
+/// use mcp_rounds::form::{Choice, Form, FormRequest};
+/// use mcp_rounds::request_state::{KeyRing, StateKey};
+/// use mcp_rounds::rounds::{Elicitation, Round, Step};
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Form, Rounds, Server, handlers, tool};
+///
+/// #[derive(Form)]
+/// struct Pick {
+///     /// The file to delete.
+///     file: Choice,
+///     /// Really delete it?
+///     confirm: bool,
+/// }
+///
+/// #[derive(Rounds)]
+/// enum Delete {
+///     Confirm {
+///         candidates: Vec<String>,
+///         #[answer]
+///         pick: Elicitation<Pick>,
+///     },
+/// }
+///
+/// /// Deletes a file after the user picks and confirms it.
+/// #[tool(destructive)]
+/// fn delete_file(pattern: String, round: Round<Delete>) -> Step<Delete, String> {
+///     match round {
+///         Round::Start => {
+///             let candidates = vec![format!("{pattern}-1"), format!("{pattern}-2")];
+///             let form = FormRequest::new("Which one?").choices(Pick::FIELDS.file, candidates.clone());
+///             Delete::ask_confirm(candidates, form).into()
+///         }
+///         Round::Resumed(Delete::Confirm { pick: Elicitation::Accept(Pick { file, confirm: true }), .. }) => {
+///             Step::Done(format!("deleted {file}"))
+///         }
+///         Round::Resumed(_) => Step::Done("nothing deleted".into()),
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let keys = KeyRing::new([StateKey::new("k1", &[7; 32]).unwrap()]).unwrap();
+/// let server = Server::builder("files", "1.0.0").state_keys(keys).handlers(handlers![delete_file]).build().unwrap();
+/// let client = TestClient::new(&server).with_capabilities(serde_json::from_value(serde_json::json!({"elicitation": {}})).unwrap());
+/// let asked = client.call_tool_outcome("delete_file", serde_json::json!({"pattern": "tmp"})).await.unwrap();
+/// assert!(asked.input_required().is_some());
+/// # }
+/// ```
+pub use mcp_rounds_macros::Rounds;

@@ -12,7 +12,7 @@ use crate::context::{Principal, RequestContext};
 use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
-use crate::model::{CallToolRequestParams, GetPromptRequestParams, PaginatedRequestParams, ReadResourceRequestParams};
+use crate::model::{GetPromptRequestParams, JsonObject, PaginatedRequestParams, ReadResourceRequestParams};
 use crate::prompt::PromptGet;
 use crate::resource::ResourceRead;
 use crate::server::Inner;
@@ -29,6 +29,20 @@ const REMOVED: &[&str] = &[
     "tasks/result",
     "tasks/list",
 ];
+
+/// `tools/call` parameters as the server reads them: answers stay raw until a round asks for
+/// them by key, so unknown extra entries are ignored rather than rejected.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallToolParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<JsonObject>,
+    #[serde(default)]
+    input_responses: Option<JsonObject>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
 
 /// Answers one request with its encoded result, or the error to encode.
 pub(crate) async fn dispatch(
@@ -63,13 +77,14 @@ pub(crate) async fn dispatch(
             Ok(encode_result(&id, inner.tool_list.page(p.cursor.as_deref())?))
         }
         "tools/call" if inner.capabilities.tools.is_some() => {
-            let p: CallToolRequestParams = parse_params(params)?;
+            let p: CallToolParams = parse_params(params)?;
             let route = inner.tools.get(p.name.as_str()).ok_or_else(|| {
                 Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
             let handler = route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let call = ToolCall {
+                name: route.name.clone(),
                 arguments: p.arguments.unwrap_or_default(),
                 input_responses: p.input_responses,
                 request_state: p.request_state,
@@ -89,7 +104,7 @@ pub(crate) async fn dispatch(
                 Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
             let handler = route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let get = PromptGet {
                 arguments: p.arguments.unwrap_or_default(),
                 input_responses: p.input_responses,
@@ -102,7 +117,7 @@ pub(crate) async fn dispatch(
         }
         "resources/list" if inner.capabilities.resources.is_some() => {
             let p: PaginatedRequestParams = parse_params(params)?;
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let page = inner.resources.list_page(p.cursor.as_deref(), &context).await?;
             Ok(encode_result(&id, &*page))
         }
@@ -115,7 +130,7 @@ pub(crate) async fn dispatch(
             let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
             let found = inner.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
             let handler = found.route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.state.clone());
+            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let read = ResourceRead {
                 uri,
                 variables: found.variables,

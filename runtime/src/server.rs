@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use crate::catalog::ResourceCatalog;
-use crate::context::Principal;
+use crate::context::{Principal, Shared};
 use crate::error::{Error, ErrorCode};
 use crate::extract::{StateMap, StateRequirement};
 use crate::handler::{Handler, HandlerKind};
@@ -21,7 +21,10 @@ use crate::model::{
 };
 use crate::pagination::{DEFAULT_PAGE_SIZE, Pager, fingerprint};
 use crate::prompt::PromptRoute;
+use crate::replay::ReplayStore;
+use crate::request_state::KeyRing;
 use crate::resource::ResourceRoute;
+use crate::rounds::RoundsConfig;
 use crate::tool::{IntoToolRoute, ToolRoute};
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
@@ -68,6 +71,12 @@ pub enum BuildError {
         /// What is wrong.
         problem: String,
     },
+    /// A tool has rounds but no keys sign their state.
+    #[error(
+        "tool {0:?} has rounds, whose requestState must be signed: configure .state_keys(...) \
+         (or KeyRing::development() for local work)"
+    )]
+    NoStateKeys(String),
     /// A handler asks for shared state that was never registered.
     #[error("{handler:?} needs State<{state}>, but no such state was registered; add .state(...) to the builder")]
     MissingState {
@@ -98,6 +107,7 @@ pub struct ServerBuilder {
     resources: Vec<Result<ResourceRoute, BuildError>>,
     prompts: Vec<Result<PromptRoute, BuildError>>,
     state: StateMap,
+    rounds: RoundsConfig,
     page_size: usize,
     discover_cache: CacheHints,
     tools_cache: CacheHints,
@@ -125,6 +135,7 @@ impl ServerBuilder {
             resources: Vec::new(),
             prompts: Vec::new(),
             state: StateMap::default(),
+            rounds: RoundsConfig::default(),
             page_size: DEFAULT_PAGE_SIZE,
             discover_cache: STATIC_LIST_CACHE,
             tools_cache: STATIC_LIST_CACHE,
@@ -174,6 +185,27 @@ impl ServerBuilder {
     /// Registers shared state, available to handlers as [`State<T>`](crate::State).
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(Arc::new(value));
+        self
+    }
+
+    /// The keys that sign and verify `requestState` (required by tools with rounds). Load them
+    /// from configuration, so that every instance behind a load balancer shares them; use
+    /// [`KeyRing::development`](crate::request_state::KeyRing::development) only on purpose.
+    pub fn state_keys(mut self, keys: KeyRing) -> Self {
+        self.rounds.keys = Some(keys);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default 5 minutes).
+    pub fn state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.rounds.ttl = ttl;
+        self
+    }
+
+    /// Where single-use states are claimed (default: in memory, this process only). Share one
+    /// store between every instance that serves the same tools.
+    pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
+        self.rounds.store = Arc::new(store);
         self
     }
 
@@ -237,6 +269,12 @@ impl ServerBuilder {
                 return Err(BuildError::InputSchemaNotObject(name.clone()));
             }
             check_state(&self.state, &route.required_state, name)?;
+            if route.uses_rounds && self.rounds.keys.is_none() {
+                return Err(BuildError::NoStateKeys(name.clone()));
+            }
+        }
+        if self.rounds.keys.as_ref().is_some_and(KeyRing::is_development) {
+            tracing::warn!("requestState is signed with a development key: no other process will accept it");
         }
         tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
         if let Some(pair) = tools.windows(2).find(|w| w[0].tool.name == w[1].tool.name) {
@@ -304,7 +342,7 @@ impl ServerBuilder {
                 result_meta,
                 capabilities,
                 discover,
-                state: Arc::new(self.state),
+                shared: Arc::new(Shared { state: self.state, rounds: self.rounds }),
                 tools: tool_routes,
                 tool_list,
                 prompts: prompt_routes,
@@ -373,7 +411,7 @@ pub(crate) struct Inner {
     pub(crate) result_meta: ResultMeta,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) discover: Box<RawValue>,
-    pub(crate) state: Arc<StateMap>,
+    pub(crate) shared: Arc<Shared>,
     pub(crate) tools: HashMap<Box<str>, ToolRoute>,
     pub(crate) tool_list: RenderedList,
     pub(crate) prompts: HashMap<Box<str>, PromptRoute>,

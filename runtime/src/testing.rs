@@ -33,9 +33,9 @@ use tokio_util::sync::CancellationToken;
 use crate::context::Principal;
 use crate::jsonrpc::{ErrorObject, Incoming, JsonRpcResponse, decode};
 use crate::model::{
-    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, Prompt, ReadResourceResult,
-    RequestMeta, Resource, ResourceTemplate, Tool,
+    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, InputRequest,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, Prompt,
+    ReadResourceResult, RequestMeta, Resource, ResourceTemplate, Tool,
 };
 use crate::server::Server;
 use crate::version::LATEST_PROTOCOL_VERSION;
@@ -156,6 +156,47 @@ impl TestClient {
         arguments: Value,
     ) -> Result<Outcome<CallToolResult>, ErrorObject> {
         self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+    }
+
+    /// The retry of a `tools/call` that asked for input: the same arguments, the answers by
+    /// key, and the state echoed.
+    pub async fn call_tool_resume(
+        &self,
+        name: &str,
+        arguments: Value,
+        input_responses: Value,
+        request_state: &str,
+    ) -> Result<Outcome<CallToolResult>, ErrorObject> {
+        self.request(
+            "tools/call",
+            json!({"name": name, "arguments": arguments, "inputResponses": input_responses, "requestState": request_state}),
+        )
+        .await
+    }
+
+    /// Calls a tool and answers every round it asks with `answer(key, request)`, up to 10
+    /// rounds, as a real client would.
+    pub async fn call_tool_answering(
+        &self,
+        name: &str,
+        arguments: Value,
+        mut answer: impl FnMut(&str, &InputRequest) -> Value,
+    ) -> Result<CallToolResult, ErrorObject> {
+        let mut outcome = self.call_tool_outcome(name, arguments.clone()).await?;
+        for _ in 0..10 {
+            match outcome {
+                Outcome::Complete(result) => return Ok(result),
+                Outcome::InputRequired(asked) => {
+                    let mut responses = serde_json::Map::new();
+                    for (key, request) in asked.input_requests.iter().flatten() {
+                        responses.insert(key.clone(), answer(key, request));
+                    }
+                    let state = asked.request_state.unwrap_or_default();
+                    outcome = self.call_tool_resume(name, arguments.clone(), Value::Object(responses), &state).await?;
+                }
+            }
+        }
+        panic!("tool {name} was still asking after 10 rounds");
     }
 
     /// `tools/call` for a tool that completes in one round; panics if it asks for input.

@@ -11,12 +11,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use output::{IntoToolError, IntoToolOutcome, Json, ToolError};
-pub use params::{Args, Rejection, ToolInvocation, ToolParam};
+pub use params::{Args, Rejection, ToolInfo, ToolInvocation, ToolParam};
 
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::extract::StateRequirement;
-use crate::model::{CallToolResult, InputResponses, JsonObject, Outcome, Tool};
+use crate::model::{CallToolResult, JsonObject, Outcome, Tool};
 use crate::server::BuildError;
 
 /// A boxed, sendable future.
@@ -25,10 +25,13 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// What a tool handler receives for one `tools/call`.
 #[derive(Debug)]
 pub struct ToolCall {
+    /// The tool's name.
+    pub name: Arc<str>,
     /// The arguments (an empty object when the client sent none).
     pub arguments: JsonObject,
-    /// Answers to the previous round's input requests, on a retry.
-    pub input_responses: Option<InputResponses>,
+    /// Answers to the previous round's input requests, on a retry, undecoded: only the
+    /// answers a round asked for are read, so unknown extra entries are ignored.
+    pub input_responses: Option<JsonObject>,
     /// The previous round's `requestState`, exactly as the client echoed it (unverified).
     pub request_state: Option<String>,
     /// The request being served.
@@ -74,15 +77,23 @@ where
 /// ```
 #[derive(Clone)]
 pub struct ToolRoute {
+    pub(crate) name: Arc<str>,
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) uses_rounds: bool,
 }
 
 impl ToolRoute {
     /// Pairs a descriptor with its handler.
     pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
-        ToolRoute { tool, handler: Arc::new(handler), required_state: Vec::new() }
+        ToolRoute {
+            name: tool.name.as_str().into(),
+            tool,
+            handler: Arc::new(handler),
+            required_state: Vec::new(),
+            uses_rounds: false,
+        }
     }
 
     /// The descriptor.
@@ -102,6 +113,11 @@ impl std::fmt::Debug for ToolRoute {
 pub trait ToolDefinition: Send + Sync + 'static {
     /// The descriptor, or what is wrong with the function's parameters.
     fn describe() -> Result<Tool, String>;
+
+    /// Whether the tool has rounds (and so needs state keys).
+    fn uses_rounds() -> bool {
+        false
+    }
 
     /// The shared state the parameters need.
     fn required_state() -> Vec<StateRequirement> {
@@ -144,6 +160,12 @@ impl<T: ToolDefinition> IntoToolRoute for T {
             tool: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
             problem,
         })?;
-        Ok(ToolRoute { tool, handler: Arc::new(Defined(self)), required_state: T::required_state() })
+        Ok(ToolRoute {
+            name: tool.name.as_str().into(),
+            tool,
+            handler: Arc::new(Defined(self)),
+            required_state: T::required_state(),
+            uses_rounds: T::uses_rounds(),
+        })
     }
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::{CallToolResult, ContentBlock, JsonObject, Outcome};
+use crate::rounds::OutcomeContext;
 use crate::schema::root_schema;
 
 /// A tool's own failure: reported to the model as a result with `isError: true`, so that it
@@ -90,53 +91,56 @@ pub struct Json<T>(pub T);
             or mcp_rounds::Error (a protocol error)"
 )]
 pub trait IntoToolOutcome {
+    /// Returns rounds (so the arguments are digested for the state binding).
+    const USES_ROUNDS: bool = false;
+
     /// The output schema this return type declares, if any.
     fn output_schema(_generator: &mut SchemaGenerator) -> Option<JsonObject> {
         None
     }
 
     /// The result.
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error>;
+    fn into_outcome(self, context: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error>;
 }
 
 impl IntoToolOutcome for CallToolResult {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl IntoToolOutcome for Outcome<CallToolResult> {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(self)
     }
 }
 
 impl IntoToolOutcome for String {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(CallToolResult::text(self).into())
     }
 }
 
 impl IntoToolOutcome for &'static str {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(CallToolResult::text(self).into())
     }
 }
 
 impl IntoToolOutcome for () {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(CallToolResult::default().into())
     }
 }
 
 impl IntoToolOutcome for ContentBlock {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(CallToolResult { content: vec![self], ..Default::default() }.into())
     }
 }
 
 impl IntoToolOutcome for Vec<ContentBlock> {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         Ok(CallToolResult { content: self, ..Default::default() }.into())
     }
 }
@@ -146,20 +150,22 @@ impl<T: Serialize + JsonSchema> IntoToolOutcome for Json<T> {
         Some(root_schema::<T>(generator))
     }
 
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         let value = serde_json::to_value(&self.0).map_err(|e| Error::internal_from(&e))?;
         Ok(CallToolResult::structured(value).into())
     }
 }
 
 impl<T: IntoToolOutcome, E: IntoToolError> IntoToolOutcome for Result<T, E> {
+    const USES_ROUNDS: bool = T::USES_ROUNDS;
+
     fn output_schema(generator: &mut SchemaGenerator) -> Option<JsonObject> {
         T::output_schema(generator)
     }
 
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+    fn into_outcome(self, context: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
         match self {
-            Ok(value) => value.into_outcome(),
+            Ok(value) => value.into_outcome(context),
             Err(error) => error.into_tool_error(),
         }
     }

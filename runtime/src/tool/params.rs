@@ -9,7 +9,10 @@ use super::ToolCall;
 use crate::context::{Principal, RequestContext};
 use crate::error::Error;
 use crate::extract::{FromRequest, State, StateRequirement};
-use crate::model::{CallToolResult, ClientCapabilities, InputResponses, JsonObject, Outcome};
+use crate::model::{CallToolResult, ClientCapabilities, InputRequiredResult, JsonObject, Outcome};
+use crate::replay::PendingClaim;
+use crate::request_state::{Binding, arguments_digest};
+use crate::rounds::{OutcomeContext, RoundSession};
 use crate::schema::{InputSchema, accepts_null};
 
 /// Why a parameter could not be produced.
@@ -19,6 +22,13 @@ pub enum Rejection {
     Argument(String),
     /// A protocol error.
     Protocol(Error),
+    /// A retry without the answers its round needs: ask the same questions again.
+    Reask {
+        /// The questions, with the same state.
+        result: Box<InputRequiredResult>,
+        /// The state's nonce when it is single use (a used state is refused, not re-asked).
+        nonce: Option<[u8; 16]>,
+    },
 }
 
 impl Rejection {
@@ -27,29 +37,105 @@ impl Rejection {
         match self {
             Rejection::Argument(message) => Ok(CallToolResult::error(message).into()),
             Rejection::Protocol(error) => Err(error),
+            Rejection::Reask { result, .. } => Ok(Outcome::InputRequired(*result)),
         }
     }
 }
 
+/// What the framework knows about the tool being called, from its annotations.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToolInfo {
+    /// Destructive by the revision's defaults (not read-only, `destructiveHint` not false):
+    /// its rounds are single use unless they say otherwise.
+    pub destructive: bool,
+    /// Takes or returns rounds, so the arguments are digested for the state binding.
+    pub uses_rounds: bool,
+}
+
 /// One `tools/call` as the parameters of a handler see it: the arguments not yet taken and
 /// the request.
-#[derive(Debug)]
 pub struct ToolInvocation {
     arguments: JsonObject,
     context: RequestContext,
-    input_responses: Option<InputResponses>,
+    input_responses: Option<JsonObject>,
     request_state: Option<String>,
+    name: std::sync::Arc<str>,
+    info: ToolInfo,
+    digest: Option<[u8; 32]>,
+    session: Option<RoundSession>,
+    pending: Option<Box<dyn PendingClaim>>,
+}
+
+impl std::fmt::Debug for ToolInvocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolInvocation").field("tool", &self.name).finish_non_exhaustive()
+    }
 }
 
 impl ToolInvocation {
     /// Starts taking parameters from a call.
-    pub fn new(call: ToolCall) -> Self {
+    pub fn new(call: ToolCall, info: ToolInfo) -> Self {
+        // The state binds the arguments as sent, before parameters take them apart.
+        let digest = info.uses_rounds.then(|| arguments_digest(&Value::Object(call.arguments.clone())));
         ToolInvocation {
             arguments: call.arguments,
             context: call.context,
             input_responses: call.input_responses,
             request_state: call.request_state,
+            name: call.name,
+            info,
+            digest,
+            session: None,
+            pending: None,
         }
+    }
+
+    /// The tool's name.
+    pub fn tool_name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn destructive(&self) -> bool {
+        self.info.destructive
+    }
+
+    /// What a state for this call is bound to.
+    pub(crate) fn binding(&self) -> Result<Binding, Error> {
+        let arguments_digest = self.digest.ok_or_else(|| {
+            tracing::error!(tool = %self.name, "a round was asked by a tool not marked as using rounds");
+            Error::internal()
+        })?;
+        Ok(Binding {
+            principal: self.context.principal().name().unwrap_or_default().to_owned(),
+            method: "tools/call".to_owned(),
+            target: self.name.to_string(),
+            arguments_digest,
+        })
+    }
+
+    pub(crate) fn input_responses(&self) -> Option<&JsonObject> {
+        self.input_responses.as_ref()
+    }
+
+    pub(crate) fn session(&self) -> Option<&RoundSession> {
+        self.session.as_ref()
+    }
+
+    pub(crate) fn set_session(&mut self, session: RoundSession) {
+        self.session = Some(session);
+    }
+
+    pub(crate) fn set_pending(&mut self, pending: Box<dyn PendingClaim>) {
+        self.pending = Some(pending);
+    }
+
+    pub(crate) fn take_pending(&mut self) -> Option<Box<dyn PendingClaim>> {
+        self.pending.take()
+    }
+
+    /// What converting the tool's return value may need.
+    pub fn outcome_context(&self) -> OutcomeContext<'_> {
+        OutcomeContext::new(self)
     }
 
     /// The request being served.
@@ -65,11 +151,6 @@ impl ToolInvocation {
     /// Takes every remaining argument.
     pub fn take_arguments(&mut self) -> JsonObject {
         std::mem::take(&mut self.arguments)
-    }
-
-    /// Answers to the previous round's input requests, on a retry.
-    pub fn input_responses(&self) -> Option<&InputResponses> {
-        self.input_responses.as_ref()
     }
 
     /// The echoed `requestState`, unverified.
@@ -100,6 +181,9 @@ impl ToolInvocation {
     note = "request data comes from extractors: RequestContext, Principal, ClientCapabilities, State<T>, Args<T>"
 )]
 pub trait ToolParam: Sized {
+    /// The parameter takes part in rounds (it is a `Round<R>`).
+    const USES_ROUNDS: bool = false;
+
     /// Adds what the parameter contributes to the input schema.
     fn describe(schema: &mut InputSchema, name: &str, description: Option<&str>);
 

@@ -1,0 +1,364 @@
+//! The replay store: where the nonces of single-use states are claimed, so that a state that
+//! authorized a mutation can never authorize it again, in this process or any other sharing
+//! the store.
+//!
+//! A claim is a transaction: [`ReplayStore::begin`] takes the nonce (refusing one already
+//! used) and holds it while the mutation runs; [`PendingClaim::commit`] makes the claim
+//! permanent; dropping the pending claim instead leaves the nonce free. A mutation that fails
+//! therefore never burns the state, and two servers racing on one state cannot both proceed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::tool::BoxFuture;
+
+/// A store that could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("replay store: {0}")]
+pub struct StoreError(pub String);
+
+/// Where nonces are claimed.
+pub trait ReplayStore: Send + Sync + 'static {
+    /// Whether `nonce` was already claimed.
+    fn is_claimed(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Starts claiming `nonce` until `expires_at`; `None` when it was claimed already. Other
+    /// claims on the same store wait until this one is committed or dropped.
+    fn begin(
+        &self,
+        nonce: [u8; 16],
+        expires_at: SystemTime,
+    ) -> BoxFuture<'_, Result<Option<Box<dyn PendingClaim>>, StoreError>>;
+}
+
+/// A claim in progress. Dropping it without [`commit`](PendingClaim::commit) releases the nonce.
+pub trait PendingClaim: Send {
+    /// Makes the claim permanent.
+    fn commit(self: Box<Self>) -> BoxFuture<'static, Result<(), StoreError>>;
+}
+
+fn millis(time: SystemTime) -> i64 {
+    time.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// Nonces in memory: for tests and single-process servers. Bounded; expired nonces are pruned.
+#[derive(Clone)]
+pub struct MemoryReplayStore {
+    claimed: Arc<Mutex<HashMap<[u8; 16], i64>>>,
+    // Claims are serialized, like a database's write lock, so "check then claim" cannot race.
+    gate: Arc<tokio::sync::Mutex<()>>,
+    capacity: usize,
+}
+
+impl std::fmt::Debug for MemoryReplayStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryReplayStore").field("capacity", &self.capacity).finish_non_exhaustive()
+    }
+}
+
+impl Default for MemoryReplayStore {
+    fn default() -> Self {
+        MemoryReplayStore::with_capacity(100_000)
+    }
+}
+
+impl MemoryReplayStore {
+    /// A store holding at most `capacity` unexpired nonces; when full it refuses new claims
+    /// (with an error) rather than forget a nonce that could then be replayed.
+    pub fn with_capacity(capacity: usize) -> Self {
+        MemoryReplayStore { claimed: Arc::default(), gate: Arc::default(), capacity }
+    }
+}
+
+struct MemoryClaim {
+    claimed: Arc<Mutex<HashMap<[u8; 16], i64>>>,
+    nonce: [u8; 16],
+    expires_at: i64,
+    _gate: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl PendingClaim for MemoryClaim {
+    fn commit(self: Box<Self>) -> BoxFuture<'static, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.claimed.lock().expect("replay map lock").insert(self.nonce, self.expires_at);
+            Ok(())
+        })
+    }
+}
+
+impl ReplayStore for MemoryReplayStore {
+    fn is_claimed(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(async move { Ok(self.claimed.lock().expect("replay map lock").contains_key(&nonce)) })
+    }
+
+    fn begin(
+        &self,
+        nonce: [u8; 16],
+        expires_at: SystemTime,
+    ) -> BoxFuture<'_, Result<Option<Box<dyn PendingClaim>>, StoreError>> {
+        Box::pin(async move {
+            let gate = self.gate.clone().lock_owned().await;
+            {
+                let mut claimed = self.claimed.lock().expect("replay map lock");
+                if claimed.contains_key(&nonce) {
+                    return Ok(None);
+                }
+                if claimed.len() >= self.capacity {
+                    let now = millis(SystemTime::now());
+                    claimed.retain(|_, expires| *expires > now);
+                    if claimed.len() >= self.capacity {
+                        return Err(StoreError("the in-memory replay store is full".into()));
+                    }
+                }
+            }
+            Ok(Some(Box::new(MemoryClaim {
+                claimed: self.claimed.clone(),
+                nonce,
+                expires_at: millis(expires_at),
+                _gate: gate,
+            }) as Box<dyn PendingClaim>))
+        })
+    }
+}
+
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteReplayStore;
+
+#[cfg(feature = "sqlite")]
+mod sqlite {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, SystemTime};
+
+    use rusqlite::{Connection, OptionalExtension, params};
+
+    use super::{PendingClaim, ReplayStore, StoreError, millis};
+    use crate::tool::BoxFuture;
+
+    /// How long a claim waits for another process's claim to finish.
+    const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// Nonces in an SQLite file: shared by every process that opens the same file.
+    #[derive(Clone)]
+    pub struct SqliteReplayStore {
+        path: PathBuf,
+        idle: Arc<Mutex<Vec<Connection>>>,
+    }
+
+    impl std::fmt::Debug for SqliteReplayStore {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("SqliteReplayStore").field("path", &self.path).finish_non_exhaustive()
+        }
+    }
+
+    fn error(e: impl std::fmt::Display) -> StoreError {
+        StoreError(e.to_string())
+    }
+
+    fn connect(path: &Path) -> Result<Connection, StoreError> {
+        let conn = Connection::open(path).map_err(error)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(error)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(error)?;
+        Ok(conn)
+    }
+
+    async fn blocking<T: Send + 'static>(
+        work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        tokio::task::spawn_blocking(work).await.map_err(error)?
+    }
+
+    impl SqliteReplayStore {
+        /// Opens (creating if needed) the store in the SQLite file at `path`.
+        pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+            let path = path.as_ref().to_path_buf();
+            let conn = connect(&path)?;
+            conn.execute_batch(
+                "CREATE TABLE IF NOT EXISTS mcp_rounds_nonces (
+                     nonce BLOB PRIMARY KEY,
+                     expires_at INTEGER NOT NULL
+                 ) WITHOUT ROWID;
+                 CREATE INDEX IF NOT EXISTS mcp_rounds_nonces_expiry ON mcp_rounds_nonces (expires_at);",
+            )
+            .map_err(error)?;
+            Ok(SqliteReplayStore { path, idle: Arc::new(Mutex::new(vec![conn])) })
+        }
+
+        fn take(&self) -> Result<Connection, StoreError> {
+            match self.idle.lock().expect("connection pool lock").pop() {
+                Some(conn) => Ok(conn),
+                None => connect(&self.path),
+            }
+        }
+    }
+
+    struct SqliteClaim {
+        conn: Option<Connection>,
+        idle: Arc<Mutex<Vec<Connection>>>,
+    }
+
+    impl PendingClaim for SqliteClaim {
+        fn commit(mut self: Box<Self>) -> BoxFuture<'static, Result<(), StoreError>> {
+            let conn = self.conn.take().expect("a pending claim has its connection");
+            let idle = self.idle.clone();
+            Box::pin(async move {
+                let conn = blocking(move || {
+                    conn.execute_batch("COMMIT").map_err(error)?;
+                    Ok(conn)
+                })
+                .await?;
+                idle.lock().expect("connection pool lock").push(conn);
+                Ok(())
+            })
+        }
+    }
+
+    impl Drop for SqliteClaim {
+        fn drop(&mut self) {
+            if let Some(conn) = self.conn.take() {
+                // Not committed: the nonce stays free.
+                if conn.execute_batch("ROLLBACK").is_ok() {
+                    self.idle.lock().expect("connection pool lock").push(conn);
+                }
+            }
+        }
+    }
+
+    impl ReplayStore for SqliteReplayStore {
+        fn is_claimed(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<bool, StoreError>> {
+            Box::pin(async move {
+                let conn = self.take()?;
+                let idle = self.idle.clone();
+                blocking(move || {
+                    let found = conn
+                        .query_row("SELECT 1 FROM mcp_rounds_nonces WHERE nonce = ?1", params![&nonce[..]], |_| Ok(()))
+                        .optional()
+                        .map_err(error)?
+                        .is_some();
+                    idle.lock().expect("connection pool lock").push(conn);
+                    Ok(found)
+                })
+                .await
+            })
+        }
+
+        fn begin(
+            &self,
+            nonce: [u8; 16],
+            expires_at: SystemTime,
+        ) -> BoxFuture<'_, Result<Option<Box<dyn PendingClaim>>, StoreError>> {
+            Box::pin(async move {
+                let conn = self.take()?;
+                let idle = self.idle.clone();
+                blocking(move || {
+                    // IMMEDIATE takes the write lock now: claims across processes are serial.
+                    conn.execute_batch("BEGIN IMMEDIATE").map_err(error)?;
+                    let outcome = (|| {
+                        let now = millis(SystemTime::now());
+                        conn.execute("DELETE FROM mcp_rounds_nonces WHERE expires_at <= ?1", params![now])?;
+                        conn.execute(
+                            "INSERT OR IGNORE INTO mcp_rounds_nonces (nonce, expires_at) VALUES (?1, ?2)",
+                            params![&nonce[..], millis(expires_at)],
+                        )
+                    })();
+                    match outcome {
+                        Ok(1) => Ok(Some(Box::new(SqliteClaim { conn: Some(conn), idle }) as Box<dyn PendingClaim>)),
+                        Ok(_) => {
+                            conn.execute_batch("ROLLBACK").map_err(error)?;
+                            idle.lock().expect("connection pool lock").push(conn);
+                            Ok(None)
+                        }
+                        Err(e) => {
+                            let _ = conn.execute_batch("ROLLBACK");
+                            Err(error(e))
+                        }
+                    }
+                })
+                .await
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    async fn exercise(store: &dyn ReplayStore) {
+        let expires = SystemTime::now() + Duration::from_secs(60);
+        let nonce = [1u8; 16];
+        assert!(!store.is_claimed(nonce).await.unwrap());
+
+        // A claim that is dropped leaves the nonce free.
+        let pending = store.begin(nonce, expires).await.unwrap().expect("free");
+        drop(pending);
+        assert!(!store.is_claimed(nonce).await.unwrap());
+
+        // A committed claim is permanent.
+        let pending = store.begin(nonce, expires).await.unwrap().expect("still free");
+        pending.commit().await.unwrap();
+        assert!(store.is_claimed(nonce).await.unwrap());
+        assert!(store.begin(nonce, expires).await.unwrap().is_none(), "a used nonce cannot be claimed again");
+
+        // Other nonces are unaffected.
+        assert!(store.begin([2u8; 16], expires).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn memory_store_claims_once() {
+        exercise(&MemoryReplayStore::default()).await;
+    }
+
+    #[tokio::test]
+    async fn memory_store_prunes_and_refuses_when_full() {
+        let store = MemoryReplayStore::with_capacity(1);
+        let past = SystemTime::now() - Duration::from_secs(1);
+        store.begin([1; 16], past).await.unwrap().unwrap().commit().await.unwrap();
+        // The expired nonce is pruned to make room.
+        let future = SystemTime::now() + Duration::from_secs(60);
+        store.begin([2; 16], future).await.unwrap().unwrap().commit().await.unwrap();
+        assert!(store.begin([3; 16], future).await.is_err(), "full of live nonces: refuse, never forget");
+    }
+
+    #[tokio::test]
+    async fn concurrent_claims_of_one_nonce_let_one_through() {
+        let store = MemoryReplayStore::default();
+        let expires = SystemTime::now() + Duration::from_secs(60);
+        let mut wins = 0;
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    match store.begin([9; 16], expires).await.unwrap() {
+                        Some(claim) => {
+                            claim.commit().await.unwrap();
+                            true
+                        }
+                        None => false,
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            wins += usize::from(task.await.unwrap());
+        }
+        assert_eq!(wins, 1);
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[tokio::test]
+    async fn sqlite_store_claims_once_and_persists() {
+        let dir = std::env::temp_dir().join(format!("mcp-rounds-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.sqlite3");
+        let _ = std::fs::remove_file(&path);
+        exercise(&SqliteReplayStore::open(&path).unwrap()).await;
+        // A second handle (as another process would open) sees the same claims.
+        let again = SqliteReplayStore::open(&path).unwrap();
+        assert!(again.is_claimed([1u8; 16]).await.unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
