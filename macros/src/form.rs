@@ -226,7 +226,8 @@ pub fn expand_form(input: DeriveInput) -> TokenStream {
         let title = crate::signature::option_str(title.as_deref());
         let description = crate::signature::option_str(description.as_deref());
         schema_fields.push(quote_spanned! {ty_span=>
-            __schema.field::<#ty>(
+            <#ty as ::mcp_rounds::__private::FormField>::describe_into(
+                &mut __schema,
                 #wire,
                 &::mcp_rounds::__private::FieldOptions {
                     title: #title,
@@ -238,7 +239,7 @@ pub fn expand_form(input: DeriveInput) -> TokenStream {
             )?;
         });
         take_fields.push(quote_spanned! {ty_span=>
-            #ident: ::mcp_rounds::__private::take_field::<#ty>(__content, #wire)?
+            #ident: <#ty as ::mcp_rounds::__private::FormField>::take_from(__content, #wire)?
         });
         key_fields.push(quote!(pub #ident: ::mcp_rounds::__private::FieldKey<#name, #ty>));
         key_values.push(quote!(#ident: ::mcp_rounds::__private::FieldKey::new(#wire)));

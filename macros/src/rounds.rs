@@ -62,6 +62,7 @@ pub fn expand(input: DeriveInput) -> TokenStream {
         let mut build = Vec::new();
         let mut params = Vec::new();
         let mut steps = Vec::new();
+        let mut carries = Vec::new();
         let mut keys = std::collections::HashSet::new();
         let mut answers = 0;
         for field in &fields.named {
@@ -84,7 +85,7 @@ pub fn expand(input: DeriveInput) -> TokenStream {
                         errors.error(field_ident.span(), format!("two answers of round `{round}` use the key `{key}`"));
                     }
                     build.push(quote_spanned! {span=>
-                        #field_ident: __answers.take::<#ty>(#key)?
+                        #field_ident: <#ty as ::mcp_rounds::__private::Answer>::take_from(__answers, #key)?
                     });
                     params.push(quote_spanned! {span=>
                         #field_ident: <#ty as ::mcp_rounds::__private::Answer>::Request
@@ -94,10 +95,12 @@ pub fn expand(input: DeriveInput) -> TokenStream {
                 None => {
                     let key = field_ident.to_string();
                     build.push(quote_spanned! {span=>
-                        #field_ident: ::mcp_rounds::__private::carried::<#ty>(&mut __data, #key)?
+                        #field_ident: <#ty as ::mcp_rounds::__private::RoundData>::carried_from(&mut __data, #key)?
                     });
                     params.push(quote!(#field_ident: #ty));
-                    steps.push(quote_spanned! {span=> .carry::<#ty>(#key, &#field_ident) });
+                    carries.push(quote_spanned! {span=>
+                        let __ask = <#ty as ::mcp_rounds::__private::RoundData>::carry_into(&#field_ident, __ask, #key);
+                    });
                 }
             }
         }
@@ -116,7 +119,9 @@ pub fn expand(input: DeriveInput) -> TokenStream {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]
             #vis fn #asker(#(#params),*) -> ::mcp_rounds::Ask<Self> {
-                ::mcp_rounds::Ask::new(#round, #single_use) #(#steps)*
+                let __ask = ::mcp_rounds::Ask::new(#round, #single_use);
+                #(#carries)*
+                __ask #(#steps)*
             }
         });
     }

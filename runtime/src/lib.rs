@@ -69,7 +69,7 @@ pub mod __private {
         IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceParam, ResourceRead,
         TemplateValue,
     };
-    pub use crate::rounds::{Answer, AnswerSet, Ask, Rounds, carried, unknown_round};
+    pub use crate::rounds::{Answer, AnswerSet, Ask, RoundData, Rounds, carried, unknown_round};
     pub use crate::schema::{InputSchema, output_generator};
     pub use crate::tool::{BoxFuture, IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
     pub use crate::uri_template::UriTemplate;

@@ -118,6 +118,23 @@ pub trait FormField: Sized {
 
     /// The value from validated content (`None` when the field was left out).
     fn from_value(value: Option<&Value>) -> Result<Self, String>;
+
+    /// Adds this field to a schema (generated code).
+    #[doc(hidden)]
+    fn describe_into(
+        builder: &mut super::SchemaBuilder,
+        name: &'static str,
+        options: &FieldOptions,
+        choices: &indexmap::IndexMap<&'static str, Vec<ChoiceOption>>,
+    ) -> Result<(), String> {
+        builder.field::<Self>(name, options, choices)
+    }
+
+    /// Takes this field from validated content (generated code).
+    #[doc(hidden)]
+    fn take_from(content: &crate::model::JsonObject, name: &'static str) -> Result<Self, super::FormViolation> {
+        super::take_field::<Self>(content, name)
+    }
 }
 
 /// Field types whose options are given at run time.

@@ -51,7 +51,39 @@ pub trait Rounds: Sized + Send + 'static {
     fn resume(round: &str, data: JsonObject, answers: &mut AnswerSet<'_>) -> Result<Self, Error>;
 }
 
+/// Data a round carries to the next call, inside the signed state.
+#[diagnostic::on_unimplemented(
+    message = "round data cannot be `{Self}`",
+    label = "carried in the signed requestState, so it must serialize",
+    note = "round fields that are not #[answer] need serde::Serialize and serde::Deserialize"
+)]
+pub trait RoundData: Sized {
+    /// Carries this value to the next round (generated code).
+    #[doc(hidden)]
+    fn carry_into<R: Rounds>(&self, ask: Ask<R>, name: &'static str) -> Ask<R>;
+
+    /// Takes this value back from the round data (generated code).
+    #[doc(hidden)]
+    fn carried_from(data: &mut JsonObject, name: &str) -> Result<Self, Error>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned> RoundData for T {
+    fn carry_into<R: Rounds>(&self, ask: Ask<R>, name: &'static str) -> Ask<R> {
+        ask.carry(name, self)
+    }
+
+    fn carried_from(data: &mut JsonObject, name: &str) -> Result<Self, Error> {
+        carried(data, name)
+    }
+}
+
 /// An answer a round receives: the decoding of one `inputResponses` entry.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an answer a round can receive",
+    label = "#[answer] fields receive what the round asks",
+    note = "answers are Elicitation<F> (a form F), UrlElicitation, Sampled<T> (a model's answer) or Roots"
+)]
 pub trait Answer: Sized + Send + 'static {
     /// What is sent to get this answer.
     type Request: IntoInputRequest;
@@ -63,6 +95,12 @@ pub trait Answer: Sized + Send + 'static {
     /// usable until it expires).
     fn is_cancel(&self) -> bool {
         false
+    }
+
+    /// Takes this answer from a retry's answers (generated code).
+    #[doc(hidden)]
+    fn take_from(answers: &mut AnswerSet<'_>, key: &str) -> Result<Self, Error> {
+        answers.take::<Self>(key)
     }
 }
 
