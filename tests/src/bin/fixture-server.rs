@@ -1,12 +1,19 @@
 //! A stdio server written the way users write them, for the end-to-end tests. One tool is
 //! built by hand to keep that path covered too.
 
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_rounds::form::{Choice, FormRequest};
 use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapability, Resource, Tool};
+use mcp_rounds::replay::{MemoryReplayStore, SqliteReplayStore};
+use mcp_rounds::request_state::{KeyRing, StateKey};
+use mcp_rounds::rounds::{Elicitation, Round, Sampled, SamplingRequest, Step};
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{
-    Error, Json, RequestContext, Server, ToolCall, ToolError, ToolRoute, handlers, prompt, resource, tool,
+    Error, Form, Json, RequestContext, Rounds, Server, State, ToolCall, ToolError, ToolRoute, handlers, prompt,
+    resource, tool,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -92,7 +99,121 @@ fn greet(
     }
 }
 
-/// Needs form elicitation (checked by hand until rounds gate it).
+/// Where the notes of `notes_delete` live: one `<id>.md` file each, titled by its first line;
+/// every deletion is appended to `deleted.log` (so tests can count them).
+struct NotesDir(PathBuf);
+
+impl NotesDir {
+    fn notes(&self) -> Vec<(String, String)> {
+        let mut notes: Vec<(String, String)> = std::fs::read_dir(&self.0)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| {
+                        let path = e.path();
+                        let id = path.file_stem()?.to_str()?.to_owned();
+                        (path.extension()? == "md").then_some(())?;
+                        let title =
+                            std::fs::read_to_string(&path).ok()?.lines().next()?.trim_start_matches("# ").to_owned();
+                        Some((id, title))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        notes.sort();
+        notes
+    }
+}
+
+#[derive(Form)]
+struct PickNote {
+    /// The note to delete.
+    note: Choice,
+    /// Delete it for good?
+    confirm: bool,
+}
+
+/// The candidates need not be carried: the form that was sent (with its choices) is in the
+/// signed state, and answers are checked against exactly it.
+#[derive(Rounds)]
+enum DeleteNote {
+    Confirm {
+        #[answer]
+        choice: Elicitation<PickNote>,
+    },
+}
+
+/// Deletes one note whose title contains `title`, after the user picks and confirms it.
+#[tool(destructive)]
+fn notes_delete(
+    title: String,
+    round: Round<DeleteNote>,
+    State(dir): State<NotesDir>,
+) -> Result<Step<DeleteNote, String>, ToolError> {
+    match round {
+        Round::Start => {
+            let matching: Vec<(String, String)> =
+                dir.notes().into_iter().filter(|(_, t)| t.to_lowercase().contains(&title.to_lowercase())).collect();
+            if matching.is_empty() {
+                return Ok(Step::Done(format!("No note matches {title:?}.")));
+            }
+            let form = FormRequest::new(format!("Which note like {title:?} should I delete?"))
+                .choices(PickNote::FIELDS.note, matching);
+            Ok(DeleteNote::ask_confirm(form).into())
+        }
+        Round::Resumed(DeleteNote::Confirm { choice: Elicitation::Accept(PickNote { note, confirm: true }) }) => {
+            std::fs::remove_file(dir.0.join(format!("{note}.md")))?;
+            let mut log = std::fs::OpenOptions::new().create(true).append(true).open(dir.0.join("deleted.log"))?;
+            writeln!(log, "{note} {}", std::process::id())?;
+            Ok(Step::Done(format!("Deleted {note}.")))
+        }
+        Round::Resumed(DeleteNote::Confirm { choice: Elicitation::Cancel }) => {
+            Ok(Step::Done("Cancelled; nothing deleted.".into()))
+        }
+        Round::Resumed(_) => Ok(Step::Done("Kept; nothing deleted.".into())),
+    }
+}
+
+#[derive(Rounds)]
+enum Summarize {
+    Pick {
+        candidates: Vec<String>,
+        #[answer]
+        picks: Sampled<Json<Vec<String>>>,
+    },
+    Write {
+        picks: Vec<String>,
+        #[answer]
+        summary: Sampled<String>,
+    },
+}
+
+/// Summarizes the notes with the client's model, in two rounds.
+#[tool(read_only)]
+fn notes_summarize(
+    round: Round<Summarize>,
+    State(dir): State<NotesDir>,
+) -> Result<Step<Summarize, Json<serde_json::Value>>, Error> {
+    match round {
+        Round::Start => {
+            let ids: Vec<String> = dir.notes().into_iter().map(|(id, _)| id).collect();
+            let prompt = format!("Answer with a JSON array of the representative note ids among {ids:?}.");
+            Ok(Summarize::ask_pick(ids, SamplingRequest::new(prompt, 200)).into())
+        }
+        Round::Resumed(Summarize::Pick { candidates, picks }) => {
+            if let Some(unknown) = picks.value.0.iter().find(|id| !candidates.contains(id)) {
+                return Err(Error::invalid_field("inputResponses.picks", format!("unknown note id {unknown:?}")));
+            }
+            let prompt = format!("Summarize notes {:?}.", picks.value.0);
+            Ok(Summarize::ask_write(picks.value.0, SamplingRequest::new(prompt, 300)).into())
+        }
+        Round::Resumed(Summarize::Write { picks, summary }) => {
+            Ok(Step::Done(Json(serde_json::json!({"picks": picks, "summary": summary.value}))))
+        }
+    }
+}
+
+/// Needs form elicitation (checked by hand, the way a hand-built tool would).
 fn needs_form() -> ToolRoute {
     ToolRoute::new(Tool::new("needs_form", Tool::no_arguments_schema()), |call: ToolCall| async move {
         let required = ClientCapabilities { elicitation: Some(ElicitationCapability::form()), ..Default::default() };
@@ -104,19 +225,55 @@ fn needs_form() -> ToolRoute {
     })
 }
 
+/// Command-line options: `--only-tools` (no resources or prompts), `--notes DIR` (the notes of
+/// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`.
+struct Options {
+    only_tools: bool,
+    notes: PathBuf,
+    replay_db: Option<PathBuf>,
+    state_key: Option<String>,
+}
+
+fn options() -> Options {
+    let mut args = std::env::args().skip(1);
+    let mut options = Options { only_tools: false, notes: std::env::temp_dir(), replay_db: None, state_key: None };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--only-tools" => options.only_tools = true,
+            "--notes" => options.notes = args.next().expect("--notes DIR").into(),
+            "--replay-db" => options.replay_db = Some(args.next().expect("--replay-db FILE").into()),
+            "--state-key" => options.state_key = Some(args.next().expect("--state-key BASE64")),
+            other => panic!("unknown option {other}"),
+        }
+    }
+    options
+}
+
 /// The full server, or with `--only-tools` one that offers neither resources nor prompts.
-fn server(only_tools: bool) -> Server {
+fn server(options: Options) -> Server {
+    // A fixed key by default keeps runs reproducible; tests that share state pass their own.
+    let secret = options.state_key.unwrap_or_else(|| "Zml4dHVyZS1zdGF0ZS1rZXktMzItYnl0ZXMtbG9uZyEhIQ==".into());
+    let keys = KeyRing::new([StateKey::from_base64("fixture", &secret).expect("a valid state key")]).unwrap();
     let builder = Server::builder("fixture-server", "0.1.0")
         .instructions("Tools for testing mcp-rounds.")
+        .state(NotesDir(options.notes))
+        .state_keys(keys)
         .handlers(handlers![add, echo, fail, sleep, panic])
         .tool(needs_form());
-    let builder = if only_tools { builder } else { builder.handlers(handlers![readme, item, greet]) };
+    let builder = match options.replay_db {
+        Some(path) => builder.replay_store(SqliteReplayStore::open(path).expect("the replay store opens")),
+        None => builder.replay_store(MemoryReplayStore::default()),
+    };
+    let builder = if options.only_tools {
+        builder
+    } else {
+        builder.handlers(handlers![readme, item, greet, notes_delete, notes_summarize])
+    };
     builder.build().expect("fixture handlers are valid")
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter("warn").init();
-    let only_tools = std::env::args().any(|a| a == "--only-tools");
-    Stdio::new().serve(&server(only_tools)).await
+    Stdio::new().serve(&server(options())).await
 }
