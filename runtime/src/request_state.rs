@@ -253,6 +253,32 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// 16 random bytes from the operating system, fetched in batches: one system call serves
+/// many nonces, each still straight from the kernel's generator.
+fn fresh_nonce() -> Result<[u8; 16], Error> {
+    use std::cell::RefCell;
+    const BATCH: usize = 64 * 16;
+    thread_local! {
+        static POOL: RefCell<(Box<[u8; BATCH]>, usize)> = RefCell::new((Box::new([0; BATCH]), BATCH));
+    }
+    POOL.with(|pool| {
+        let (bytes, used) = &mut *pool.borrow_mut();
+        if *used == BATCH {
+            getrandom::fill(&mut bytes[..]).map_err(|e| {
+                tracing::error!(error = %e, "no randomness for a state nonce");
+                Error::internal()
+            })?;
+            *used = 0;
+        }
+        let mut nonce = [0u8; 16];
+        nonce.copy_from_slice(&bytes[*used..*used + 16]);
+        // A nonce is never handed out twice.
+        bytes[*used..*used + 16].fill(0);
+        *used += 16;
+        Ok(nonce)
+    })
+}
+
 /// Signs a state for `binding`, valid for `ttl`.
 pub fn sign(
     keys: &KeyRing,
@@ -265,11 +291,7 @@ pub fn sign(
         tracing::error!("a state must be signed but the key ring is empty");
         Error::internal()
     })?;
-    let mut nonce = [0u8; 16];
-    getrandom::fill(&mut nonce).map_err(|e| {
-        tracing::error!(error = %e, "no randomness for a state nonce");
-        Error::internal()
-    })?;
+    let nonce = fresh_nonce()?;
     let expires_at = SystemTime::now() + ttl;
     let mut w = Writer(Vec::with_capacity(128 + data.len()));
     w.0.push(VERSION);
