@@ -6,9 +6,14 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::changes::Changes;
 use crate::extract::StateMap;
-use crate::jsonrpc::RequestId;
-use crate::model::{ClientCapabilities, RequestMeta};
+use crate::jsonrpc::{RequestId, encode_notification};
+use crate::model::notifications::{MESSAGE, PROGRESS};
+use crate::model::{
+    ClientCapabilities, LoggingLevel, LoggingMessageNotificationParams, NotificationMeta, ProgressNotificationParams,
+    RequestMeta,
+};
 use crate::rounds::RoundsConfig;
 
 /// Who is calling, as established by the transport (a bearer token over HTTP, configuration
@@ -53,6 +58,28 @@ impl Default for Principal {
     }
 }
 
+/// Where a request's notifications go (progress, log messages, listen events): the
+/// transport's stream for that request.
+#[derive(Clone, Debug)]
+pub struct Notifier(tokio::sync::mpsc::Sender<Vec<u8>>);
+
+impl Notifier {
+    /// Notifications are written to `sender`, one encoded JSON-RPC message each.
+    pub fn new(sender: tokio::sync::mpsc::Sender<Vec<u8>>) -> Self {
+        Notifier(sender)
+    }
+
+    /// Sends now if there is room; progress and logs are dropped rather than delay the work.
+    pub(crate) fn try_send(&self, message: Vec<u8>) -> bool {
+        self.0.try_send(message).is_ok()
+    }
+
+    /// Sends, waiting for room; `false` when the stream is gone.
+    pub(crate) async fn send(&self, message: Vec<u8>) -> bool {
+        self.0.send(message).await.is_ok()
+    }
+}
+
 /// The request being served.
 #[derive(Clone, Debug)]
 pub struct RequestContext {
@@ -61,13 +88,19 @@ pub struct RequestContext {
     principal: Principal,
     cancellation: CancellationToken,
     shared: Arc<Shared>,
+    notifier: Option<Notifier>,
+    shutdown: CancellationToken,
+    // f64 bits of the last progress sent: progress only ever increases.
+    progress: Arc<std::sync::atomic::AtomicU64>,
 }
 
-/// What every request of a server shares: registered state and the rounds configuration.
+/// What every request of a server shares: registered state, the rounds configuration and
+/// the change announcements.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     pub(crate) state: StateMap,
     pub(crate) rounds: RoundsConfig,
+    pub(crate) changes: Changes,
 }
 
 impl RequestContext {
@@ -78,12 +111,76 @@ impl RequestContext {
         cancellation: CancellationToken,
         shared: Arc<Shared>,
     ) -> Self {
-        RequestContext { id, meta: Arc::new(meta), principal, cancellation, shared }
+        RequestContext {
+            id,
+            meta: Arc::new(meta),
+            principal,
+            cancellation,
+            shared,
+            notifier: None,
+            shutdown: CancellationToken::new(),
+            progress: Arc::new(std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+        }
+    }
+
+    pub(crate) fn with_stream(mut self, notifier: Option<Notifier>, shutdown: CancellationToken) -> Self {
+        self.notifier = notifier;
+        self.shutdown = shutdown;
+        self
     }
 
     /// A context for calling a handler directly in a unit test (no shared state).
     pub fn for_test(meta: RequestMeta, principal: Principal) -> Self {
         RequestContext::new(RequestId::number(0), meta, principal, CancellationToken::new(), Arc::default())
+    }
+
+    pub(crate) fn changes(&self) -> &Changes {
+        &self.shared.changes
+    }
+
+    pub(crate) fn notifier(&self) -> Option<&Notifier> {
+        self.notifier.as_ref()
+    }
+
+    /// Cancelled when the server shuts down: long-lived requests end gracefully.
+    pub fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    /// Reports progress, if the client asked for it with a `progressToken`. Values must
+    /// increase; a value not above the last one sent is ignored. Never blocks: when the
+    /// client reads slowly, progress is skipped rather than holding up the work.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let (Some(token), Some(notifier)) = (&self.meta.progress_token, &self.notifier) else { return };
+        let last = f64::from_bits(self.progress.load(std::sync::atomic::Ordering::Relaxed));
+        if progress.is_nan() || progress <= last {
+            return;
+        }
+        self.progress.store(progress.to_bits(), std::sync::atomic::Ordering::Relaxed);
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: NotificationMeta::default(),
+        };
+        notifier.try_send(encode_notification(PROGRESS, &params));
+    }
+
+    /// Sends a log message, if the client opted in at this level or below for this request
+    /// (deprecated feature). Keep secrets and user content out of log data.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: serde_json::Value) {
+        let (Some(threshold), Some(notifier)) = (self.meta.log_level, &self.notifier) else { return };
+        if level < threshold {
+            return;
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: NotificationMeta::default(),
+        };
+        notifier.try_send(encode_notification(MESSAGE, &params));
     }
 
     /// The JSON-RPC id of this request.

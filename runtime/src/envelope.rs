@@ -61,8 +61,13 @@ fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue, key: &str, expected: &str) -
     serde_json::from_str(raw.get()).map_err(|_| wrong_type(key, expected))
 }
 
-/// Reads and validates the `_meta` of a request's raw `params`.
-pub fn read_request_meta(params: Option<&RawValue>) -> Result<RequestMeta, Error> {
+/// Reads and validates the `_meta` of a request's raw `params`. `before_version` runs once
+/// the required fields are known to be present, before the version is checked (HTTP header
+/// checks belong there: -32602, then -32020, then -32022).
+pub fn read_request_meta(
+    params: Option<&RawValue>,
+    before_version: impl FnOnce(&str) -> Result<(), Error>,
+) -> Result<RequestMeta, Error> {
     let Some(params) = params else {
         return Err(Error::invalid_field(
             "_meta",
@@ -86,6 +91,7 @@ pub fn read_request_meta(params: Option<&RawValue>) -> Result<RequestMeta, Error
     if !capabilities_raw.get().starts_with('{') {
         return Err(wrong_type(CLIENT_CAPABILITIES_KEY, "an object"));
     }
+    before_version(&protocol_version)?;
     if !is_supported(&protocol_version) {
         return Err(Error::unsupported_version(SUPPORTED_PROTOCOL_VERSIONS, &protocol_version));
     }
@@ -129,7 +135,7 @@ mod tests {
 
     fn read(params: serde_json::Value) -> Result<RequestMeta, Error> {
         let raw = serde_json::value::to_raw_value(&params).unwrap();
-        read_request_meta(Some(&raw))
+        read_request_meta(Some(&raw), |_| Ok(()))
     }
 
     fn field_of(err: &Error) -> &str {
@@ -158,7 +164,7 @@ mod tests {
 
     #[test]
     fn missing_pieces_are_invalid_params_naming_the_field() {
-        assert_eq!(read_request_meta(None).unwrap_err().code(), ErrorCode::InvalidParams);
+        assert_eq!(read_request_meta(None, |_| Ok(())).unwrap_err().code(), ErrorCode::InvalidParams);
         let err = read(json!({})).unwrap_err();
         assert_eq!((err.code(), field_of(&err)), (ErrorCode::InvalidParams, "_meta"));
         let err = read(json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}})).unwrap_err();

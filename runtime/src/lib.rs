@@ -12,13 +12,16 @@
 //! The protocol types live in [`model`], named as the revision names them.
 
 mod catalog;
+pub mod changes;
 pub mod context;
 mod envelope;
 pub mod error;
 pub mod extract;
 pub mod form;
 mod handler;
+pub mod headers;
 pub mod jsonrpc;
+mod listen;
 mod macros_doc;
 pub mod model;
 mod pagination;
@@ -37,14 +40,15 @@ pub mod uri;
 pub mod uri_template;
 pub mod version;
 
-pub use context::{Principal, RequestContext};
+pub use changes::Changes;
+pub use context::{Notifier, Principal, RequestContext};
 pub use error::{Error, ErrorCode};
 pub use extract::{FromRequest, State};
 pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
 pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool};
 pub use rounds::{Ask, Round, Step};
-pub use server::{BuildError, Response, Server, ServerBuilder};
+pub use server::{BuildError, Call, Response, Server, ServerBuilder};
 pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
 pub use version::LATEST_PROTOCOL_VERSION;
 

@@ -6,16 +6,18 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use serde_json::value::RawValue;
-use tokio_util::sync::CancellationToken;
 
-use crate::context::{Principal, RequestContext};
+use crate::context::RequestContext;
 use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
-use crate::model::{GetPromptRequestParams, JsonObject, PaginatedRequestParams, ReadResourceRequestParams};
+use crate::model::{
+    GetPromptRequestParams, JsonObject, PaginatedRequestParams, ReadResourceRequestParams,
+    SubscriptionsListenRequestParams,
+};
 use crate::prompt::PromptGet;
 use crate::resource::ResourceRead;
-use crate::server::Inner;
+use crate::server::{Call, Inner};
 use crate::tool::ToolCall;
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
@@ -45,12 +47,8 @@ struct CallToolParams {
 }
 
 /// Answers one request with its encoded result, or the error to encode.
-pub(crate) async fn dispatch(
-    inner: Arc<Inner>,
-    request: Request,
-    principal: Principal,
-    cancellation: CancellationToken,
-) -> Result<Vec<u8>, Error> {
+pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, Error> {
+    let Call { request, principal, cancellation, headers, notifier, shutdown } = call;
     let Request { id, method, params } = request;
 
     // The legacy handshake: whatever else is wrong with it, tell the client which versions
@@ -67,14 +65,22 @@ pub(crate) async fn dispatch(
         .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
     }
 
-    let meta = read_request_meta(params.as_deref())?;
     let params = params.as_deref();
+    let meta = read_request_meta(params, |version| match &headers {
+        Some(headers) => headers.check(version, &method, params),
+        None => Ok(()),
+    })?;
+    let (context_id, shared) = (id.clone(), inner.shared.clone());
+    let context =
+        move || RequestContext::new(context_id, meta, principal, cancellation, shared).with_stream(notifier, shutdown);
+    let id = &id;
+    let inner = &inner;
 
     match &*method {
-        "server/discover" => Ok(encode_result(&id, &*inner.discover)),
+        "server/discover" => Ok(encode_result(id, &*inner.discover)),
         "tools/list" if inner.capabilities.tools.is_some() => {
             let p: PaginatedRequestParams = parse_params(params)?;
-            Ok(encode_result(&id, inner.tool_list.page(p.cursor.as_deref())?))
+            Ok(encode_result(id, inner.tool_list.page(p.cursor.as_deref())?))
         }
         "tools/call" if inner.capabilities.tools.is_some() => {
             let p: CallToolParams = parse_params(params)?;
@@ -82,21 +88,20 @@ pub(crate) async fn dispatch(
                 Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
             let handler = route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let call = ToolCall {
                 name: route.name.clone(),
                 arguments: p.arguments.unwrap_or_default(),
                 input_responses: p.input_responses,
                 request_state: p.request_state,
-                context,
+                context: context(),
             };
             let mut outcome = handler.call(call).await?;
-            stamp(outcome.result_meta_mut(), &inner);
-            Ok(encode_result(&id, &outcome))
+            stamp(outcome.result_meta_mut(), inner);
+            Ok(encode_result(id, &outcome))
         }
         "prompts/list" if inner.capabilities.prompts.is_some() => {
             let p: PaginatedRequestParams = parse_params(params)?;
-            Ok(encode_result(&id, inner.prompt_list.page(p.cursor.as_deref())?))
+            Ok(encode_result(id, inner.prompt_list.page(p.cursor.as_deref())?))
         }
         "prompts/get" if inner.capabilities.prompts.is_some() => {
             let p: GetPromptRequestParams = parse_params(params)?;
@@ -104,45 +109,46 @@ pub(crate) async fn dispatch(
                 Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
             let handler = route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let get = PromptGet {
                 arguments: p.arguments.unwrap_or_default(),
                 input_responses: p.input_responses,
                 request_state: p.request_state,
-                context,
+                context: context(),
             };
             let mut outcome = handler.get(get).await?;
-            stamp(outcome.result_meta_mut(), &inner);
-            Ok(encode_result(&id, &outcome))
+            stamp(outcome.result_meta_mut(), inner);
+            Ok(encode_result(id, &outcome))
         }
         "resources/list" if inner.capabilities.resources.is_some() => {
             let p: PaginatedRequestParams = parse_params(params)?;
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
-            let page = inner.resources.list_page(p.cursor.as_deref(), &context).await?;
-            Ok(encode_result(&id, &*page))
+            let page = inner.resources.list_page(p.cursor.as_deref(), &context()).await?;
+            Ok(encode_result(id, &*page))
         }
         "resources/templates/list" if inner.capabilities.resources.is_some() => {
             let p: PaginatedRequestParams = parse_params(params)?;
-            Ok(encode_result(&id, inner.resources.template_page(p.cursor.as_deref())?))
+            Ok(encode_result(id, inner.resources.template_page(p.cursor.as_deref())?))
         }
         "resources/read" if inner.capabilities.resources.is_some() => {
             let p: ReadResourceRequestParams = parse_params(params)?;
             let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
             let found = inner.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
             let handler = found.route.handler.clone();
-            let context = RequestContext::new(id.clone(), meta, principal, cancellation, inner.shared.clone());
             let read = ResourceRead {
-                uri,
+                uri: p.uri,
                 variables: found.variables,
                 input_responses: p.input_responses,
                 request_state: p.request_state,
-                context,
+                context: context(),
             };
             let mut outcome = handler.read(read).await?;
-            stamp(outcome.result_meta_mut(), &inner);
-            Ok(encode_result(&id, &outcome))
+            stamp(outcome.result_meta_mut(), inner);
+            Ok(encode_result(id, &outcome))
         }
-        m => Err(not_found(m, &inner)),
+        "subscriptions/listen" => {
+            let p: SubscriptionsListenRequestParams = parse_params(params)?;
+            crate::listen::listen(inner, id, p.notifications, context()).await
+        }
+        m => Err(not_found(m, inner)),
     }
 }
 
@@ -168,7 +174,7 @@ fn not_found(method: &str, inner: &Inner) -> Error {
     }
 }
 
-fn stamp(meta: &mut crate::model::ResultMeta, inner: &Inner) {
+pub(crate) fn stamp(meta: &mut crate::model::ResultMeta, inner: &Inner) {
     if meta.server_info.is_none() {
         meta.server_info = inner.result_meta.server_info.clone();
     }

@@ -10,13 +10,15 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use crate::catalog::ResourceCatalog;
-use crate::context::{Principal, Shared};
+use crate::changes::Changes;
+use crate::context::{Notifier, Principal, Shared};
 use crate::error::{Error, ErrorCode};
 use crate::extract::{StateMap, StateRequirement};
 use crate::handler::{Handler, HandlerKind};
+use crate::headers::StandardHeaders;
 use crate::jsonrpc::{self, Request};
 use crate::model::{
-    CacheHints, DiscoverResult, Implementation, ListPromptsResult, ListToolsResult, PromptsCapability,
+    CacheHints, DiscoverResult, Implementation, JsonObject, ListPromptsResult, ListToolsResult, PromptsCapability,
     ResourcesCapability, ResultMeta, ServerCapabilities, ToolsCapability, is_valid_tool_name,
 };
 use crate::pagination::{DEFAULT_PAGE_SIZE, Pager, fingerprint};
@@ -297,10 +299,14 @@ impl ServerBuilder {
         let catalog =
             ResourceCatalog::new(resources, self.page_size, self.resources_cache, self.templates_cache, &result_meta)?;
 
+        // Every list can change and every resource can be subscribed to: `Changes` announces
+        // them and subscriptions/listen delivers them.
         let capabilities = ServerCapabilities {
-            tools: (!tools.is_empty()).then(ToolsCapability::default),
-            prompts: (!prompts.is_empty()).then(PromptsCapability::default),
-            resources: (!catalog.is_empty()).then(ResourcesCapability::default),
+            tools: (!tools.is_empty()).then_some(ToolsCapability { list_changed: Some(true) }),
+            prompts: (!prompts.is_empty()).then_some(PromptsCapability { list_changed: Some(true) }),
+            resources: (!catalog.is_empty())
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            logging: Some(JsonObject::new()),
             ..Default::default()
         };
 
@@ -342,7 +348,7 @@ impl ServerBuilder {
                 result_meta,
                 capabilities,
                 discover,
-                shared: Arc::new(Shared { state: self.state, rounds: self.rounds }),
+                shared: Arc::new(Shared { state: self.state, rounds: self.rounds, changes: Changes::default() }),
                 tools: tool_routes,
                 tool_list,
                 prompts: prompt_routes,
@@ -429,6 +435,38 @@ pub struct Response {
     pub error: Option<ErrorCode>,
 }
 
+/// One request as a transport hands it over.
+#[derive(Debug)]
+pub struct Call {
+    /// The request.
+    pub request: Request,
+    /// Who is calling.
+    pub principal: Principal,
+    /// Cancelled when the client cancels or goes away.
+    pub cancellation: CancellationToken,
+    /// HTTP only: the standard headers, checked against the body.
+    pub headers: Option<StandardHeaders>,
+    /// Where the request's notifications go; without one, progress and logs are dropped and
+    /// `subscriptions/listen` is refused.
+    pub notifier: Option<Notifier>,
+    /// Cancelled when the server shuts down: listen streams end with a result.
+    pub shutdown: CancellationToken,
+}
+
+impl Call {
+    /// A call with no headers, no notification stream and fresh tokens.
+    pub fn new(request: Request, principal: Principal) -> Self {
+        Call {
+            request,
+            principal,
+            cancellation: CancellationToken::new(),
+            headers: None,
+            notifier: None,
+            shutdown: CancellationToken::new(),
+        }
+    }
+}
+
 /// An MCP server: cheap to clone, shared by every connection and transport.
 #[derive(Clone)]
 pub struct Server {
@@ -455,6 +493,11 @@ impl Server {
         &self.inner.capabilities
     }
 
+    /// Announces changes to `subscriptions/listen` streams.
+    pub fn changes(&self) -> Changes {
+        self.inner.shared.changes.clone()
+    }
+
     /// Answers one request. The future owns everything it needs, so transports can spawn it.
     pub fn handle(
         &self,
@@ -462,11 +505,16 @@ impl Server {
         principal: Principal,
         cancellation: CancellationToken,
     ) -> impl Future<Output = Response> + Send + 'static {
+        self.handle_call(Call { cancellation, ..Call::new(request, principal) })
+    }
+
+    /// Answers one request with everything a transport can provide.
+    pub fn handle_call(&self, call: Call) -> impl Future<Output = Response> + Send + 'static {
         let inner = self.inner.clone();
-        let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
+        let span = tracing::debug_span!("request", id = %call.request.id, method = %call.request.method);
         async move {
-            let id = request.id.clone();
-            let dispatched = CatchPanic(Box::pin(crate::router::dispatch(inner, request, principal, cancellation)));
+            let id = call.request.id.clone();
+            let dispatched = CatchPanic(Box::pin(crate::router::dispatch(inner, call)));
             match dispatched.await.unwrap_or_else(|()| Err(Error::internal())) {
                 Ok(bytes) => Response { bytes, error: None },
                 Err(error) => {

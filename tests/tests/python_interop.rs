@@ -23,11 +23,33 @@ fn python_sdk_client_discovers_lists_and_calls() {
     assert_eq!(seen["protocol_version"], "2026-07-28");
     assert_eq!(seen["legacy"], false);
     assert_eq!(seen["server_info"], json!({"name": "fixture-server", "version": "0.1.0"}));
-    assert_eq!(seen["capabilities"], json!({"tools": {}, "resources": {}, "prompts": {}}));
+    assert_eq!(
+        seen["capabilities"],
+        json!({
+            "logging": {},
+            "tools": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": true},
+            "prompts": {"listChanged": true}
+        })
+    );
     assert_eq!(seen["instructions"], "Tools for testing mcp-rounds.");
 
     let names: Vec<&str> = seen["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["add", "echo", "fail", "needs_form", "notes_delete", "notes_summarize", "panic", "sleep"]);
+    assert_eq!(
+        names,
+        [
+            "add",
+            "announce",
+            "echo",
+            "fail",
+            "needs_form",
+            "notes_delete",
+            "notes_summarize",
+            "panic",
+            "progress",
+            "sleep"
+        ]
+    );
     assert_eq!(seen["tools"][0]["outputSchema"]["required"], json!(["sum"]));
     assert_eq!(seen["tools"][0]["inputSchema"]["properties"]["a"]["description"], "The first number.");
     assert_eq!(seen["tools_cache"], json!({"ttlMs": 300000, "cacheScope": "public"}));

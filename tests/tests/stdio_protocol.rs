@@ -37,7 +37,12 @@ fn discover_answers_exactly() {
         json!({"jsonrpc": "2.0", "id": "d-1", "result": {
             "resultType": "complete",
             "supportedVersions": ["2026-07-28"],
-            "capabilities": {"prompts": {}, "resources": {}, "tools": {}},
+            "capabilities": {
+                "logging": {},
+                "prompts": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
+                "tools": {"listChanged": true}
+            },
             "instructions": "Tools for testing mcp-rounds.",
             "ttlMs": 300000,
             "cacheScope": "public",
@@ -121,7 +126,7 @@ fn removed_unknown_and_unoffered_methods_are_32601() {
     // A server without resources or prompts does not serve their methods.
     let mut tools_only = StdioProcess::spawn(env!("CARGO_BIN_EXE_fixture-server"), &["--only-tools"]);
     let discover = tools_only.call(&request(json!("d"), "server/discover", json!({})));
-    assert_eq!(discover["result"]["capabilities"], json!({"tools": {}}));
+    assert_eq!(discover["result"]["capabilities"], json!({"logging": {}, "tools": {"listChanged": true}}));
     for (i, method) in ["resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"]
         .into_iter()
         .enumerate()
@@ -230,7 +235,18 @@ fn tools_list_and_call() {
         list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["add", "echo", "fail", "needs_form", "notes_delete", "notes_summarize", "panic", "sleep"],
+        [
+            "add",
+            "announce",
+            "echo",
+            "fail",
+            "needs_form",
+            "notes_delete",
+            "notes_summarize",
+            "panic",
+            "progress",
+            "sleep"
+        ],
         "sorted by name"
     );
     assert_eq!(list["result"]["resultType"], "complete");

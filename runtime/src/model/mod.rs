@@ -46,6 +46,7 @@ macro_rules! literal {
 pub(crate) use literal;
 
 mod capabilities;
+mod completion;
 mod content;
 mod discover;
 mod elicitation;
@@ -59,9 +60,11 @@ mod resources;
 pub(crate) mod result;
 mod roots;
 mod sampling;
+pub mod subscriptions;
 mod tools;
 
 pub use capabilities::*;
+pub use completion::*;
 pub use content::*;
 pub use discover::*;
 pub use elicitation::*;
@@ -77,4 +80,8 @@ pub use result::{
 };
 pub use roots::*;
 pub use sampling::*;
+pub use subscriptions::{
+    ResourceUpdatedNotificationParams, SubscriptionEventParams, SubscriptionFilter,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
+};
 pub use tools::*;

@@ -103,7 +103,7 @@ macro_rules! prompt_extractor {
     )*};
 }
 
-prompt_extractor!(RequestContext, Principal, ClientCapabilities);
+prompt_extractor!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes);
 
 impl<T: Send + Sync + 'static> PromptParam for State<T> {
     fn required_state() -> Option<StateRequirement> {

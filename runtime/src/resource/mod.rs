@@ -127,7 +127,7 @@ macro_rules! resource_extractor {
     )*};
 }
 
-resource_extractor!(RequestContext, Principal, ClientCapabilities);
+resource_extractor!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes);
 
 impl<T: Send + Sync + 'static> ResourceParam for State<T> {
     fn required_state() -> Option<StateRequirement> {

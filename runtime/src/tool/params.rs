@@ -227,7 +227,7 @@ macro_rules! extractor_param {
     )*};
 }
 
-extractor_param!(RequestContext, Principal, ClientCapabilities);
+extractor_param!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes);
 
 impl<T: Send + Sync + 'static> ToolParam for State<T> {
     fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}

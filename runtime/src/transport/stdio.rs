@@ -16,11 +16,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
-use crate::context::Principal;
+use crate::context::{Notifier, Principal};
 use crate::error::Error;
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::model::notifications::CANCELLED;
-use crate::server::Server;
+use crate::server::{Call, Server};
 
 /// Responses waiting for stdout; senders wait when the client stops reading.
 const OUTBOX_CAPACITY: usize = 256;
@@ -90,6 +90,8 @@ impl Stdio {
         let writer = tokio::spawn(write_lines(writer, outgoing));
         let in_flight: InFlight = Arc::default();
         let tasks = TaskTracker::new();
+        // Ends listen streams (with a result) at end of input, so that shutdown can finish.
+        let shutdown = CancellationToken::new();
         let mut frames = LineReader::new(BufReader::new(reader), self.max_message_bytes);
 
         let read_result = loop {
@@ -127,7 +129,13 @@ impl Stdio {
                         send(&outbox, jsonrpc::encode_error(Some(&id), &error)).await;
                         continue;
                     }
-                    let response = server.handle(request, self.principal.clone(), token.clone());
+                    let call = Call {
+                        cancellation: token.clone(),
+                        notifier: Some(Notifier::new(outbox.clone())),
+                        shutdown: shutdown.clone(),
+                        ..Call::new(request, self.principal.clone())
+                    };
+                    let response = server.handle_call(call);
                     let outbox = outbox.clone();
                     let in_flight = in_flight.clone();
                     tasks.spawn(async move {
@@ -164,6 +172,7 @@ impl Stdio {
             }
         };
 
+        shutdown.cancel();
         tasks.close();
         tasks.wait().await;
         drop(outbox);
@@ -172,19 +181,21 @@ impl Stdio {
     }
 }
 
-async fn send(outbox: &mpsc::Sender<Vec<u8>>, mut bytes: Vec<u8>) {
-    bytes.push(b'\n');
+async fn send(outbox: &mpsc::Sender<Vec<u8>>, bytes: Vec<u8>) {
     // Fails only when the writer stopped (stdout closed); there is no one left to tell.
     let _ = outbox.send(bytes).await;
 }
 
 async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut outgoing: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
     let mut writer = BufWriter::new(writer);
-    while let Some(line) = outgoing.recv().await {
-        writer.write_all(&line).await?;
+    // One message per line: the framing adds the newline, so nothing else needs to.
+    while let Some(message) = outgoing.recv().await {
+        writer.write_all(&message).await?;
+        writer.write_all(b"\n").await?;
         // Flush once per burst rather than once per message.
-        while let Ok(line) = outgoing.try_recv() {
-            writer.write_all(&line).await?;
+        while let Ok(message) = outgoing.try_recv() {
+            writer.write_all(&message).await?;
+            writer.write_all(b"\n").await?;
         }
         writer.flush().await?;
     }

@@ -12,8 +12,8 @@ use mcp_rounds::request_state::{KeyRing, StateKey};
 use mcp_rounds::rounds::{Elicitation, Round, Sampled, SamplingRequest, Step};
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{
-    Error, Form, Json, RequestContext, Rounds, Server, State, ToolCall, ToolError, ToolRoute, handlers, prompt,
-    resource, tool,
+    Changes, Error, Form, Json, RequestContext, Rounds, Server, State, ToolCall, ToolError, ToolRoute, handlers,
+    prompt, resource, tool,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -52,6 +52,29 @@ fn fail() -> Result<String, ToolError> {
 async fn sleep(ms: u64) -> String {
     tokio::time::sleep(Duration::from_millis(ms)).await;
     format!("slept {ms} ms")
+}
+
+/// Announces a change, the way an application would after changing something.
+#[tool]
+fn announce(kind: String, uri: Option<String>, changes: Changes) -> Result<String, ToolError> {
+    match kind.as_str() {
+        "tools" => changes.tools_list_changed(),
+        "prompts" => changes.prompts_list_changed(),
+        "resources" => changes.resources_list_changed(),
+        "updated" => changes.resource_updated(uri.as_deref().ok_or_else(|| ToolError::new("updated needs a uri"))?),
+        other => return Err(ToolError::new(format!("unknown kind {other}"))),
+    }
+    Ok(format!("announced {kind}"))
+}
+
+/// Reports progress in steps, then answers.
+#[tool]
+async fn progress(steps: u32, ctx: RequestContext) -> String {
+    for step in 1..=steps {
+        ctx.progress(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step}")));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    format!("done in {steps} steps")
 }
 
 /// Panics.
@@ -258,7 +281,7 @@ fn server(options: Options) -> Server {
         .instructions("Tools for testing mcp-rounds.")
         .state(NotesDir(options.notes))
         .state_keys(keys)
-        .handlers(handlers![add, echo, fail, sleep, panic])
+        .handlers(handlers![add, echo, fail, sleep, panic, announce, progress])
         .tool(needs_form());
     let builder = match options.replay_db {
         Some(path) => builder.replay_store(SqliteReplayStore::open(path).expect("the replay store opens")),

@@ -1,0 +1,105 @@
+//! Announcing changes: what `subscriptions/listen` streams deliver.
+//!
+//! Anything that changes what a client would see (a tool that creates a note, a file watcher,
+//! another instance) announces it through [`Changes`]; every open listen stream that asked for
+//! that kind of event receives it. Delivery never blocks the announcer: each listener reads
+//! from a bounded buffer, and a listener that falls more than [`LISTENER_BUFFER`] events behind
+//! is ended gracefully (a complete result), so its client listens again and re-reads, rather
+//! than the server holding events for it without bound or silently dropping some.
+
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+use crate::context::RequestContext;
+use crate::error::Error;
+use crate::extract::FromRequest;
+
+/// Events a listener may fall behind by before its stream is ended.
+pub const LISTENER_BUFFER: usize = 1024;
+
+/// One change.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChangeEvent {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// A resource's contents changed (its normalized URI).
+    ResourceUpdated(Arc<str>),
+}
+
+/// Announces changes to listeners. Cheap to clone; also a request extractor, so a tool can
+/// announce what it changed.
+///
+/// ```
+/// use mcp_rounds::changes::Changes;
+/// use mcp_rounds::{Server, handlers, tool};
+///
+/// /// Adds a note.
+/// #[tool]
+/// fn add_note(title: String, changes: Changes) -> String {
+///     // ... store the note ...
+///     changes.resources_list_changed();
+///     format!("added {title}")
+/// }
+///
+/// let server = Server::builder("notes", "1.0.0").handlers(handlers![add_note]).build().unwrap();
+/// server.changes().resource_updated("notes://1");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Changes {
+    sender: broadcast::Sender<ChangeEvent>,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes { sender: broadcast::channel(LISTENER_BUFFER).0 }
+    }
+}
+
+impl Changes {
+    /// Tells listeners the tool list changed.
+    pub fn tools_list_changed(&self) {
+        self.announce(ChangeEvent::ToolsListChanged);
+    }
+
+    /// Tells listeners the prompt list changed.
+    pub fn prompts_list_changed(&self) {
+        self.announce(ChangeEvent::PromptsListChanged);
+    }
+
+    /// Tells listeners the resource list changed.
+    pub fn resources_list_changed(&self) {
+        self.announce(ChangeEvent::ResourcesListChanged);
+    }
+
+    /// Tells listeners subscribed to `uri` that it changed (they read it again).
+    pub fn resource_updated(&self, uri: &str) {
+        let normalized = crate::uri::normalize(uri).unwrap_or_else(|| uri.to_owned());
+        self.announce(ChangeEvent::ResourceUpdated(normalized.into()));
+    }
+
+    /// Announces an event.
+    pub fn announce(&self, event: ChangeEvent) {
+        // No listener is not an error: nobody wanted to know.
+        let _ = self.sender.send(event);
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
+        self.sender.subscribe()
+    }
+
+    /// How many listen streams are open.
+    pub fn listeners(&self) -> usize {
+        self.sender.receiver_count()
+    }
+}
+
+impl FromRequest for Changes {
+    fn from_request(context: &RequestContext) -> Result<Self, Error> {
+        Ok(context.changes().clone())
+    }
+}

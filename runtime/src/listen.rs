@@ -1,0 +1,122 @@
+//! `subscriptions/listen`: acknowledge the accepted part of the filter, then deliver the
+//! matching change events, each tagged with the listen request's id, until the client goes
+//! away, the server shuts down, or the listener falls too far behind (then the stream ends
+//! with a result, and the client listens again).
+
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::changes::ChangeEvent;
+use crate::context::RequestContext;
+use crate::error::Error;
+use crate::jsonrpc::{RequestId, encode_notification, encode_result};
+use crate::model::subscriptions::{
+    ACKNOWLEDGED, PROMPTS_LIST_CHANGED, RESOURCE_UPDATED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED,
+};
+use crate::model::{
+    NotificationMeta, ResourceUpdatedNotificationParams, ResultMeta, SubscriptionEventParams, SubscriptionFilter,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult,
+};
+use crate::server::Inner;
+
+/// The part of `filter` this server can honour: kinds it offers, and URIs of resources it has.
+fn accept(inner: &Inner, filter: &SubscriptionFilter) -> SubscriptionFilter {
+    let wanted = |flag: Option<bool>, offered: bool| (flag == Some(true) && offered).then_some(true);
+    let uris: Vec<String> = filter
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|uri| crate::uri::normalize(uri).is_some_and(|normalized| inner.resources.find(&normalized).is_some()))
+        .cloned()
+        .collect();
+    SubscriptionFilter {
+        tools_list_changed: wanted(filter.tools_list_changed, inner.capabilities.tools.is_some()),
+        prompts_list_changed: wanted(filter.prompts_list_changed, inner.capabilities.prompts.is_some()),
+        resources_list_changed: wanted(filter.resources_list_changed, inner.capabilities.resources.is_some()),
+        resource_subscriptions: (!uris.is_empty()).then_some(uris),
+    }
+}
+
+/// Whether `uri` is `subscribed` or below it (`notes://a/b` is below `notes://a`).
+fn covers(subscribed: &str, uri: &str) -> bool {
+    uri == subscribed
+        || uri.strip_prefix(subscribed).is_some_and(|rest| rest.starts_with('/') || subscribed.ends_with('/'))
+}
+
+pub(crate) async fn listen(
+    inner: &Inner,
+    id: &RequestId,
+    filter: SubscriptionFilter,
+    context: RequestContext,
+) -> Result<Vec<u8>, Error> {
+    let Some(notifier) = context.notifier().cloned() else {
+        tracing::error!("subscriptions/listen reached a transport without a notification stream");
+        return Err(Error::internal());
+    };
+    let accepted = accept(inner, &filter);
+    let subscribed: Vec<String> = accepted
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .map(|u| crate::uri::normalize(u).unwrap_or_else(|| u.clone()))
+        .collect();
+    let tagged = || NotificationMeta { subscription_id: Some(id.clone()), ..Default::default() };
+    // Subscribe before acknowledging, so no event after the acknowledgement is missed.
+    let mut events = context.changes().subscribe();
+    let ack = SubscriptionsAcknowledgedNotificationParams { notifications: accepted.clone(), meta: tagged() };
+    if !notifier.send(encode_notification(ACKNOWLEDGED, &ack)).await {
+        return Err(Error::internal());
+    }
+    loop {
+        let event = tokio::select! {
+            biased;
+            () = context.cancellation().cancelled() => return Err(Error::internal()),
+            () = context.shutdown().cancelled() => break,
+            event = events.recv() => event,
+        };
+        let message = match event {
+            Ok(ChangeEvent::ToolsListChanged) if accepted.tools_list_changed == Some(true) => {
+                encode_notification(TOOLS_LIST_CHANGED, &SubscriptionEventParams { meta: tagged() })
+            }
+            Ok(ChangeEvent::PromptsListChanged) if accepted.prompts_list_changed == Some(true) => {
+                encode_notification(PROMPTS_LIST_CHANGED, &SubscriptionEventParams { meta: tagged() })
+            }
+            Ok(ChangeEvent::ResourcesListChanged) if accepted.resources_list_changed == Some(true) => {
+                encode_notification(RESOURCES_LIST_CHANGED, &SubscriptionEventParams { meta: tagged() })
+            }
+            Ok(ChangeEvent::ResourceUpdated(uri)) if subscribed.iter().any(|s| covers(s, &uri)) => encode_notification(
+                RESOURCE_UPDATED,
+                &ResourceUpdatedNotificationParams { uri: uri.to_string(), meta: tagged() },
+            ),
+            Ok(_) => continue,
+            Err(RecvError::Lagged(missed)) => {
+                tracing::warn!(%id, missed, "listener fell behind; ending its stream so it re-reads");
+                break;
+            }
+            Err(RecvError::Closed) => break,
+        };
+        if !notifier.send(message).await {
+            // The stream is gone: nobody to answer.
+            return Err(Error::internal());
+        }
+    }
+    let mut result = SubscriptionsListenResult {
+        meta: ResultMeta { subscription_id: Some(id.clone()), ..Default::default() },
+        ..Default::default()
+    };
+    crate::router::stamp(&mut result.meta, inner);
+    Ok(encode_result(id, &result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covers;
+
+    #[test]
+    fn sub_resources_are_covered_by_path_segments() {
+        assert!(covers("notes://a", "notes://a"));
+        assert!(covers("notes://a", "notes://a/b"));
+        assert!(covers("notes://a/", "notes://a/b"));
+        assert!(!covers("notes://a", "notes://ab"));
+        assert!(!covers("notes://a/b", "notes://a"));
+    }
+}

@@ -1,0 +1,81 @@
+//! `subscriptions/listen`: one long-lived request whose response is a stream of change events.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Complete, NotificationMeta, ResultMeta};
+
+/// Method of the acknowledgement that opens a listen stream.
+pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// Method of the tools list-changed event.
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+/// Method of the prompts list-changed event.
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+/// Method of the resources list-changed event.
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// Method of the resource-updated event.
+pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
+
+/// What a listener wants to hear about. Every field is opt-in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_list_changed: Option<bool>,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts_list_changed: Option<bool>,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources_list_changed: Option<bool>,
+    /// `notifications/resources/updated` for these URIs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_subscriptions: Option<Vec<String>>,
+}
+
+/// The parameters of `subscriptions/listen` (besides `_meta`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubscriptionsListenRequestParams {
+    /// The filter.
+    pub notifications: SubscriptionFilter,
+}
+
+/// The first message of a listen stream: what the server agreed to deliver.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionsAcknowledgedNotificationParams {
+    /// The accepted subset of the filter.
+    pub notifications: SubscriptionFilter,
+    /// Carries the subscription id.
+    #[serde(rename = "_meta", default)]
+    pub meta: NotificationMeta,
+}
+
+/// A change event without further parameters (the list-changed events).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionEventParams {
+    /// Carries the subscription id.
+    #[serde(rename = "_meta", default)]
+    pub meta: NotificationMeta,
+}
+
+/// `notifications/resources/updated`: read the resource again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The resource that changed.
+    pub uri: String,
+    /// Carries the subscription id.
+    #[serde(rename = "_meta", default)]
+    pub meta: NotificationMeta,
+}
+
+/// The result that ends a listen stream gracefully.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionsListenResult {
+    /// Always `"complete"`.
+    #[serde(default)]
+    pub result_type: Complete,
+    /// Carries the subscription id (required) and serverInfo.
+    #[serde(rename = "_meta")]
+    pub meta: ResultMeta,
+}
