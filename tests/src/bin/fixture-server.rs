@@ -10,6 +10,7 @@ use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapabilit
 use mcp_rounds::replay::{MemoryReplayStore, SqliteReplayStore};
 use mcp_rounds::request_state::{KeyRing, StateKey};
 use mcp_rounds::rounds::{Elicitation, Round, Sampled, SamplingRequest, Step};
+use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{
     Changes, Error, Form, Json, RequestContext, Rounds, Server, State, ToolCall, ToolError, ToolRoute, handlers,
@@ -248,24 +249,50 @@ fn needs_form() -> ToolRoute {
     })
 }
 
+/// How many listen streams are open (to see that closing one ends it).
+#[tool(read_only)]
+fn listeners(changes: Changes) -> String {
+    changes.listeners().to_string()
+}
+
 /// Command-line options: `--only-tools` (no resources or prompts), `--notes DIR` (the notes of
-/// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`.
+/// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`,
+/// `--listen HOST:PORT` (HTTP instead of stdio), `--token TOKEN=PRINCIPAL` (bearer tokens;
+/// without any, HTTP is unauthenticated), `--max-body BYTES`.
 struct Options {
     only_tools: bool,
     notes: PathBuf,
     replay_db: Option<PathBuf>,
     state_key: Option<String>,
+    listen: Option<String>,
+    tokens: Vec<(String, String)>,
+    max_body: Option<usize>,
 }
 
 fn options() -> Options {
     let mut args = std::env::args().skip(1);
-    let mut options = Options { only_tools: false, notes: std::env::temp_dir(), replay_db: None, state_key: None };
+    let mut options = Options {
+        only_tools: false,
+        notes: std::env::temp_dir(),
+        replay_db: None,
+        state_key: None,
+        listen: None,
+        tokens: Vec::new(),
+        max_body: None,
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--only-tools" => options.only_tools = true,
             "--notes" => options.notes = args.next().expect("--notes DIR").into(),
             "--replay-db" => options.replay_db = Some(args.next().expect("--replay-db FILE").into()),
             "--state-key" => options.state_key = Some(args.next().expect("--state-key BASE64")),
+            "--listen" => options.listen = Some(args.next().expect("--listen HOST:PORT")),
+            "--token" => {
+                let pair = args.next().expect("--token TOKEN=PRINCIPAL");
+                let (token, principal) = pair.split_once('=').expect("--token TOKEN=PRINCIPAL");
+                options.tokens.push((token.to_owned(), principal.to_owned()));
+            }
+            "--max-body" => options.max_body = Some(args.next().expect("--max-body BYTES").parse().expect("a number")),
             other => panic!("unknown option {other}"),
         }
     }
@@ -281,7 +308,7 @@ fn server(options: Options) -> Server {
         .instructions("Tools for testing mcp-rounds.")
         .state(NotesDir(options.notes))
         .state_keys(keys)
-        .handlers(handlers![add, echo, fail, sleep, panic, announce, progress])
+        .handlers(handlers![add, echo, fail, sleep, panic, announce, progress, listeners])
         .tool(needs_form());
     let builder = match options.replay_db {
         Some(path) => builder.replay_store(SqliteReplayStore::open(path).expect("the replay store opens")),
@@ -298,5 +325,24 @@ fn server(options: Options) -> Server {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter("warn").init();
-    Stdio::new().serve(&server(options())).await
+    let options = options();
+    let (listen, tokens, max_body) = (options.listen.clone(), options.tokens.clone(), options.max_body);
+    let server = server(options);
+    let Some(address) = listen else { return Stdio::new().serve(&server).await };
+    let http = if tokens.is_empty() {
+        Http::without_authentication()
+    } else {
+        Http::new(tokens.iter().fold(BearerTokens::new(), |t, (token, principal)| t.token(token, principal.as_str())))
+    };
+    let http = match max_body {
+        Some(limit) => http.max_body_bytes(limit),
+        None => http,
+    };
+    let bound = http.bind(address).await?;
+    eprintln!("listening on http://{}/mcp", bound.local_addr());
+    bound
+        .serve(&server, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
 }

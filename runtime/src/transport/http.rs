@@ -1,0 +1,442 @@
+//! Streamable HTTP: one JSON-RPC message per POST to one endpoint.
+//!
+//! In order, before any MCP processing: the `Origin` is checked (DNS rebinding), the caller
+//! is authenticated (401 with `WWW-Authenticate`), and the body is read up to a limit (413).
+//! Then a notification is accepted with 202 and an empty body, and a request is answered with
+//! `application/json`, or with `text/event-stream` as soon as it has something to stream
+//! before its answer (progress, log messages, a listen stream's events). Error statuses follow
+//! the revision: 400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601.
+//! Closing the stream cancels the request.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures_util::stream::{self, Stream};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{Notifier, Principal};
+use crate::error::{Error, ErrorCode};
+use crate::headers::StandardHeaders;
+use crate::jsonrpc::{self, Incoming};
+use crate::server::{Call, Server};
+use crate::tool::BoxFuture;
+
+/// Default limit on one request body: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Notifications waiting to be streamed to one client before the request waits for room.
+const STREAM_BUFFER: usize = 64;
+
+/// Why a request was not authenticated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unauthorized {
+    /// The RFC 6750 error code, when credentials were sent but are not valid
+    /// (`invalid_token`); `None` when none were sent.
+    pub error: Option<&'static str>,
+}
+
+/// Turns a request's headers into the principal it acts for.
+pub trait Authenticator: Send + Sync + 'static {
+    /// The principal, or why there is none.
+    fn authenticate<'a>(&'a self, headers: &'a HeaderMap) -> BoxFuture<'a, Result<Principal, Unauthorized>>;
+}
+
+/// Bearer tokens, each standing for one principal. Tokens are compared in constant time
+/// (through their SHA-256, so their lengths do not leak either).
+#[derive(Clone, Default)]
+pub struct BearerTokens {
+    tokens: Vec<([u8; 32], Principal)>,
+}
+
+impl std::fmt::Debug for BearerTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the tokens.
+        f.debug_struct("BearerTokens").field("principals", &self.tokens.len()).finish()
+    }
+}
+
+impl BearerTokens {
+    /// No tokens yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `Authorization: Bearer <token>` authenticates as `principal`.
+    pub fn token(mut self, token: impl AsRef<str>, principal: impl Into<Arc<str>>) -> Self {
+        self.tokens.push((Sha256::digest(token.as_ref().as_bytes()).into(), Principal::new(principal)));
+        self
+    }
+}
+
+impl Authenticator for BearerTokens {
+    fn authenticate<'a>(&'a self, headers: &'a HeaderMap) -> BoxFuture<'a, Result<Principal, Unauthorized>> {
+        Box::pin(async move {
+            let presented = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+                .map(str::trim);
+            let Some(presented) = presented else { return Err(Unauthorized { error: None }) };
+            let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+            let mut found = None;
+            // Every entry is compared, so the time taken does not say which one matched.
+            for (candidate, principal) in &self.tokens {
+                if bool::from(candidate.ct_eq(&digest)) {
+                    found = Some(principal.clone());
+                }
+            }
+            found.ok_or(Unauthorized { error: Some("invalid_token") })
+        })
+    }
+}
+
+/// No authentication: every request is anonymous. For local development only, and only by
+/// choosing it explicitly with [`Http::without_authentication`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Anonymous;
+
+impl Authenticator for Anonymous {
+    fn authenticate<'a>(&'a self, _: &'a HeaderMap) -> BoxFuture<'a, Result<Principal, Unauthorized>> {
+        Box::pin(async { Ok(Principal::anonymous()) })
+    }
+}
+
+/// Serves a [`Server`] over Streamable HTTP.
+///
+/// ```no_run
+/// use mcp_rounds::Server;
+/// use mcp_rounds::transport::http::{BearerTokens, Http};
+///
+/// # async fn run(server: Server) -> std::io::Result<()> {
+/// let http = Http::new(BearerTokens::new().token("s3cret-token", "alice"));
+/// let bound = http.bind("127.0.0.1:8787").await?;
+/// eprintln!("listening on http://{}/mcp", bound.local_addr());
+/// bound.serve(&server, async { let _ = tokio::signal::ctrl_c().await; }).await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Http {
+    path: String,
+    authenticator: Arc<dyn Authenticator>,
+    allowed_origins: Vec<String>,
+    max_body_bytes: usize,
+    keep_alive: Duration,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http").field("path", &self.path).field("allowed_origins", &self.allowed_origins).finish()
+    }
+}
+
+impl Http {
+    /// An endpoint at `/mcp` whose callers are authenticated by `authenticator`.
+    pub fn new(authenticator: impl Authenticator) -> Self {
+        Http {
+            path: "/mcp".into(),
+            authenticator: Arc::new(authenticator),
+            allowed_origins: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            keep_alive: Duration::from_secs(15),
+        }
+    }
+
+    /// An endpoint without authentication: every caller is anonymous. Only for local
+    /// development.
+    pub fn without_authentication() -> Self {
+        Http::new(Anonymous)
+    }
+
+    /// The endpoint's path (default `/mcp`).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Browser origins allowed besides local ones (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*`), e.g. `https://app.example.com`. Requests without an `Origin` are not
+    /// from a browser page and are not affected.
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins.extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    pub fn max_body_bytes(mut self, limit: usize) -> Self {
+        self.max_body_bytes = limit;
+        self
+    }
+
+    /// How often an idle stream gets an SSE comment to keep proxies from closing it.
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// The axum router serving `server` at the endpoint, to mount in a larger application.
+    /// `shutdown`, when cancelled, ends listen streams with a result.
+    pub fn router(&self, server: &Server, shutdown: CancellationToken) -> Router {
+        let app = Arc::new(App { server: server.clone(), http: self.clone(), shutdown });
+        Router::new().route(&self.path, post(handle)).with_state(app)
+    }
+
+    /// Binds the listening socket.
+    pub async fn bind(&self, address: impl tokio::net::ToSocketAddrs) -> io::Result<BoundHttp> {
+        let listener = TcpListener::bind(address).await?;
+        Ok(BoundHttp { http: self.clone(), listener })
+    }
+}
+
+/// An [`Http`] endpoint with its socket bound.
+#[derive(Debug)]
+pub struct BoundHttp {
+    http: Http,
+    listener: TcpListener,
+}
+
+impl BoundHttp {
+    /// The address it accepts connections on (the real port when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// Serves until `shutdown` completes; then listen streams end with a result, requests in
+    /// flight finish, and this returns.
+    pub async fn serve(self, server: &Server, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let stop = CancellationToken::new();
+        let router = self.http.router(server, stop.clone());
+        let stopping = stop.clone();
+        axum::serve(self.listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                stopping.cancel();
+            })
+            .await
+    }
+}
+
+struct App {
+    server: Server,
+    http: Http,
+    shutdown: CancellationToken,
+}
+
+fn is_local_origin(origin: &str) -> bool {
+    let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else {
+        return false;
+    };
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().map(|h| format!("[{h}]")).unwrap_or_default(),
+        None => rest.split(':').next().unwrap_or_default().to_owned(),
+    };
+    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+}
+
+fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::MethodNotFound => StatusCode::NOT_FOUND,
+        ErrorCode::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn error_response(status: StatusCode, id: Option<&crate::RequestId>, error: &Error) -> Response {
+    json_response(status, jsonrpc::encode_error(id, error))
+}
+
+fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/event-stream") || v.contains("*/*"))
+}
+
+async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        if !is_local_origin(origin) && !app.http.allowed_origins.iter().any(|o| o == origin) {
+            tracing::warn!("request from a disallowed Origin refused");
+            let error = Error::invalid_request("Origin not allowed");
+            return error_response(StatusCode::FORBIDDEN, None, &error);
+        }
+    }
+
+    let principal = match app.http.authenticator.authenticate(&headers).await {
+        Ok(principal) => principal,
+        Err(Unauthorized { error }) => {
+            let challenge = match error {
+                Some(error) => format!("Bearer realm=\"mcp\", error=\"{error}\""),
+                None => "Bearer realm=\"mcp\"".to_owned(),
+            };
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            }
+            return response;
+        }
+    };
+
+    let limit = app.http.max_body_bytes;
+    let bytes: Bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let error = Error::invalid_request(format!("Request body too large: the limit is {limit} bytes"))
+                .with_data(serde_json::json!({ "maxMessageBytes": limit }));
+            return error_response(StatusCode::PAYLOAD_TOO_LARGE, None, &error);
+        }
+    };
+
+    let request = match jsonrpc::decode(&bytes) {
+        Incoming::Request(request) => request,
+        Incoming::Notification(notification) => {
+            // Cancellation over HTTP is closing the stream; other notifications need nothing.
+            tracing::debug!(method = %notification.method, "notification accepted");
+            return StatusCode::ACCEPTED.into_response();
+        }
+        Incoming::Response => {
+            let error = Error::invalid_request("Clients do not send responses in protocol 2026-07-28");
+            return error_response(StatusCode::BAD_REQUEST, None, &error);
+        }
+        Incoming::Invalid { id, error } => return error_response(StatusCode::BAD_REQUEST, id.as_ref(), &error),
+    };
+
+    let standard = StandardHeaders {
+        protocol_version: header_string(&headers, "mcp-protocol-version"),
+        method: header_string(&headers, "mcp-method"),
+        name: header_string(&headers, "mcp-name"),
+    };
+    let cancellation = CancellationToken::new();
+    let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);
+    let streaming = accepts_event_stream(&headers);
+    let call = Call {
+        cancellation: cancellation.clone(),
+        headers: Some(standard),
+        notifier: streaming.then(|| Notifier::new(notes_tx)),
+        shutdown: app.shutdown.clone(),
+        ..Call::new(request, principal)
+    };
+    let (done_tx, done_rx) = oneshot::channel();
+    let work = app.server.handle_call(call);
+    let watch = cancellation.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            biased;
+            () = watch.cancelled() => {}
+            response = work => {
+                let _ = done_tx.send(response);
+            }
+        }
+    });
+    respond(notes_rx, done_rx, cancellation.drop_guard(), app.http.keep_alive).await
+}
+
+/// Answers with JSON when the request finishes before it has anything to stream, and with an
+/// event stream from its first notification on otherwise.
+async fn respond(
+    mut notes: mpsc::Receiver<Vec<u8>>,
+    done: oneshot::Receiver<crate::server::Response>,
+    guard: tokio_util::sync::DropGuard,
+    keep_alive: Duration,
+) -> Response {
+    let mut done = done;
+    let first = tokio::select! {
+        biased;
+        first = notes.recv() => first,
+        response = &mut done => {
+            return match response {
+                Ok(response) => {
+                    let status = response.error.map_or(StatusCode::OK, status_of);
+                    json_response(status, response.bytes)
+                }
+                Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
+            };
+        }
+    };
+    let Some(first) = first else {
+        // The handler dropped its notifier without finishing: wait for the answer.
+        return match done.await {
+            Ok(response) => json_response(response.error.map_or(StatusCode::OK, status_of), response.bytes),
+            Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
+        };
+    };
+    let events = event_stream(first, notes, done, guard);
+    let mut response = Sse::new(events).keep_alive(KeepAlive::new().interval(keep_alive)).into_response();
+    response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+struct Streaming {
+    notes: mpsc::Receiver<Vec<u8>>,
+    done: Option<oneshot::Receiver<crate::server::Response>>,
+    pending: std::collections::VecDeque<Vec<u8>>,
+    // Lives as long as the stream: a client that closes it cancels the request.
+    _guard: tokio_util::sync::DropGuard,
+}
+
+fn event_stream(
+    first: Vec<u8>,
+    notes: mpsc::Receiver<Vec<u8>>,
+    done: oneshot::Receiver<crate::server::Response>,
+    guard: tokio_util::sync::DropGuard,
+) -> impl Stream<Item = Result<Event, std::convert::Infallible>> + Send {
+    let state = Streaming { notes, done: Some(done), pending: [first].into(), _guard: guard };
+    stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(bytes) = state.pending.pop_front() {
+                let event = Event::default().event("message").data(String::from_utf8_lossy(&bytes));
+                return Some((Ok(event), state));
+            }
+            let done = state.done.as_mut()?;
+            tokio::select! {
+                // Notifications sent before the answer go out before it.
+                biased;
+                note = state.notes.recv() => match note {
+                    Some(bytes) => state.pending.push_back(bytes),
+                    None => {
+                        if let Ok(response) = done.await {
+                            state.pending.push_back(response.bytes);
+                        }
+                        state.done = None;
+                    }
+                },
+                response = &mut *done => {
+                    while let Ok(bytes) = state.notes.try_recv() {
+                        state.pending.push_back(bytes);
+                    }
+                    if let Ok(response) = response {
+                        state.pending.push_back(response.bytes);
+                    }
+                    state.done = None;
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,273 @@
+//! Streamable HTTP against a server built with the framework: statuses, the standard headers,
+//! authentication, Origin, the size limit, event streams and listen streams.
+
+use std::thread;
+use std::time::Duration;
+
+use mcp_rounds_tests::http::{EventStream, HttpProcess, HttpResponse, request as http};
+use mcp_rounds_tests::request;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "correct-horse-battery-staple";
+
+fn server() -> HttpProcess {
+    let notes = std::env::temp_dir();
+    HttpProcess::spawn(
+        env!("CARGO_BIN_EXE_fixture-server"),
+        &["--notes", notes.to_str().unwrap(), "--token", &format!("{TOKEN}=demo"), "--max-body", "65536"],
+    )
+}
+
+/// The headers a conforming client sends with `message`.
+fn headers_for(message: &Value) -> Vec<(&'static str, String)> {
+    let mut headers = vec![
+        ("Content-Type", "application/json".to_owned()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("Authorization", format!("Bearer {TOKEN}")),
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+    ];
+    if let Some(method) = message["method"].as_str() {
+        headers.push(("Mcp-Method", method.to_owned()));
+        let name = match method {
+            "tools/call" | "prompts/get" => message["params"]["name"].as_str(),
+            "resources/read" => message["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            headers.push(("Mcp-Name", name.to_owned()));
+        }
+    }
+    headers
+}
+
+fn post_with(address: &str, message: &Value, change: impl FnOnce(&mut Vec<(&'static str, String)>)) -> HttpResponse {
+    let mut headers = headers_for(message);
+    change(&mut headers);
+    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    http(address, "POST", &borrowed, message.to_string().as_bytes())
+}
+
+fn post(address: &str, message: &Value) -> HttpResponse {
+    post_with(address, message, |_| {})
+}
+
+fn without(name: &'static str) -> impl FnOnce(&mut Vec<(&'static str, String)>) {
+    move |headers| headers.retain(|(n, _)| *n != name)
+}
+
+fn replace(name: &'static str, value: &str) -> impl FnOnce(&mut Vec<(&'static str, String)>) {
+    let value = value.to_owned();
+    move |headers| {
+        headers.retain(|(n, _)| *n != name);
+        headers.push((name, value));
+    }
+}
+
+fn code(response: &HttpResponse) -> i64 {
+    response.json()["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error in {:?}", response.json()))
+}
+
+#[test]
+fn a_plain_request_gets_json() {
+    let server = server();
+    let response =
+        post(&server.address, &request(json!(1), "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}})));
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("content-type"), Some("application/json"));
+    let body = response.json();
+    assert_eq!((body["id"].clone(), body["result"]["content"][0]["text"].clone()), (json!(1), json!("hi")));
+}
+
+#[test]
+fn statuses_follow_the_revision() {
+    let server = server();
+    let a = &server.address;
+    // A notification is accepted with 202 and nothing else.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    let response = post(a, &note);
+    assert_eq!(response.status, 202);
+    assert!(response.body.is_empty());
+
+    // 404 for -32601, with the JSON-RPC body that tells it apart from a legacy 404.
+    let response = post(a, &request(json!(2), "no/such/method", json!({})));
+    assert_eq!((response.status, code(&response)), (404, -32601));
+    assert_eq!(response.json()["id"], 2);
+
+    // 400 for each of -32700, -32600, -32602, -32020, -32021 and -32022.
+    let parse = http(
+        a,
+        "POST",
+        &[("Authorization", &format!("Bearer {TOKEN}")), ("Content-Type", "application/json")],
+        b"{nope",
+    );
+    assert_eq!((parse.status, code(&parse)), (400, -32700));
+    let batch = http(a, "POST", &[("Authorization", &format!("Bearer {TOKEN}"))], b"[]");
+    assert_eq!((batch.status, code(&batch)), (400, -32600));
+    let no_meta = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {}});
+    let response = post(a, &no_meta);
+    assert_eq!((response.status, code(&response)), (400, -32602));
+    let response = post_with(
+        a,
+        &request(json!(4), "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})),
+        replace("Mcp-Name", "add"),
+    );
+    assert_eq!((response.status, code(&response)), (400, -32020));
+    assert_eq!(
+        response.json()["error"]["message"],
+        "Header mismatch: Mcp-Name header value 'add' does not match body value 'echo'"
+    );
+    let response = post(a, &request(json!(5), "tools/call", json!({"name": "needs_form"})));
+    assert_eq!((response.status, code(&response)), (400, -32021));
+    let mut old = request(json!(6), "tools/list", json!({}));
+    old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+    let response = post_with(a, &old, replace("MCP-Protocol-Version", "2025-11-25"));
+    assert_eq!((response.status, code(&response)), (400, -32022));
+    assert_eq!(response.json()["error"]["data"], json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
+
+    // GET and DELETE on the endpoint are not part of this revision.
+    for method in ["GET", "DELETE"] {
+        let response = http(a, method, &[("Authorization", &format!("Bearer {TOKEN}"))], b"");
+        assert_eq!(response.status, 405, "{method}");
+    }
+}
+
+#[test]
+fn standard_headers_must_match_the_body() {
+    let server = server();
+    let a = &server.address;
+    let call = request(json!(1), "tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
+    for change in [without("MCP-Protocol-Version"), without("Mcp-Method"), without("Mcp-Name")] {
+        let response = post_with(a, &call, change);
+        assert_eq!((response.status, code(&response)), (400, -32020));
+    }
+    let response = post_with(a, &call, replace("Mcp-Method", "tools/list"));
+    assert_eq!(code(&response), -32020);
+    let response = post_with(a, &call, replace("MCP-Protocol-Version", "2030-01-01"));
+    assert_eq!(code(&response), -32020, "header and body versions disagree: -32020 before -32022");
+    // A name that is not plain header text travels base64-encoded.
+    let unicode = request(json!(2), "resources/read", json!({"uri": "fixture://items/1"}));
+    let response = post_with(a, &unicode, replace("Mcp-Name", "=?base64?Zml4dHVyZTovL2l0ZW1zLzE=?="));
+    assert_eq!(response.status, 200, "{:?}", response.json());
+    // A missing _meta is -32602 even with a valid header.
+    let no_meta = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}});
+    assert_eq!(code(&post(a, &no_meta)), -32602);
+}
+
+#[test]
+fn authentication_comes_before_everything() {
+    let server = server();
+    let a = &server.address;
+    let discover = request(json!(1), "server/discover", json!({}));
+    let response = post_with(a, &discover, without("Authorization"));
+    assert_eq!(response.status, 401);
+    assert_eq!(response.header("www-authenticate"), Some("Bearer realm=\"mcp\""));
+    assert!(response.body.is_empty(), "no MCP processing without a principal");
+    let response = post_with(a, &discover, replace("Authorization", "Bearer wrong-token"));
+    assert_eq!(response.status, 401);
+    assert_eq!(response.header("www-authenticate"), Some("Bearer realm=\"mcp\", error=\"invalid_token\""));
+    // Even garbage is refused with 401 before it is parsed.
+    let response = http(a, "POST", &[], b"{nope");
+    assert_eq!(response.status, 401);
+}
+
+#[test]
+fn foreign_origins_are_refused_and_local_ones_allowed() {
+    let server = server();
+    let a = &server.address;
+    let discover = request(json!(1), "server/discover", json!({}));
+    let response = post_with(a, &discover, replace("Origin", "https://evil.example"));
+    assert_eq!(response.status, 403);
+    for origin in ["http://localhost:3000", "http://127.0.0.1", "http://[::1]:8080"] {
+        let response = post_with(a, &discover, replace("Origin", origin));
+        assert_eq!(response.status, 200, "{origin}");
+    }
+}
+
+#[test]
+fn bodies_over_the_limit_are_refused_and_the_server_goes_on() {
+    let server = server();
+    let a = &server.address;
+    let huge = request(json!("big"), "tools/call", json!({"name": "echo", "arguments": {"text": "x".repeat(100_000)}}));
+    let response = post(a, &huge);
+    assert_eq!(response.status, 413);
+    assert_eq!(code(&response), -32600);
+    let response = post(a, &request(json!(2), "tools/call", json!({"name": "echo", "arguments": {"text": "ok"}})));
+    assert_eq!(response.status, 200);
+}
+
+fn open(address: &str, message: &Value) -> EventStream {
+    let headers = headers_for(message);
+    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    EventStream::open(address, &borrowed, message.to_string().as_bytes())
+}
+
+#[test]
+fn progress_streams_then_answers() {
+    let server = server();
+    let mut call = request(json!("p"), "tools/call", json!({"name": "progress", "arguments": {"steps": 3}}));
+    call["params"]["_meta"]["progressToken"] = json!(42);
+    let mut stream = open(&server.address, &call);
+    assert_eq!(stream.status, 200);
+    assert!(stream.headers.iter().any(|(n, v)| n == "content-type" && v.starts_with("text/event-stream")));
+    let mut events = Vec::new();
+    while let Some(event) = stream.next() {
+        events.push(event);
+    }
+    let progress: Vec<f64> = events
+        .iter()
+        .filter(|e| e["method"] == "notifications/progress")
+        .map(|e| e["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(progress, [1.0, 2.0, 3.0]);
+    let last = events.last().unwrap();
+    assert_eq!(last["id"], "p");
+    assert_eq!(last["result"]["content"][0]["text"], "done in 3 steps");
+}
+
+fn listeners(address: &str) -> String {
+    let response = post(address, &request(json!("count"), "tools/call", json!({"name": "listeners"})));
+    response.json()["result"]["content"][0]["text"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn concurrent_listens_get_their_own_events_and_closing_one_ends_it() {
+    let server = server();
+    let a = server.address.clone();
+    let mut tools =
+        open(&a, &request(json!("L1"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})));
+    let ack = tools.next().unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L1");
+    let mut resources =
+        open(&a, &request(json!(2), "subscriptions/listen", json!({"notifications": {"resourcesListChanged": true}})));
+    assert_eq!(resources.next().unwrap()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
+
+    let announce = |kind: &str| {
+        post(&a, &request(json!(kind), "tools/call", json!({"name": "announce", "arguments": {"kind": kind}})));
+    };
+    announce("resources");
+    announce("tools");
+    let event = tools.next().unwrap();
+    assert_eq!(event["method"], "notifications/tools/list_changed");
+    assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L1");
+    let event = resources.next().unwrap();
+    assert_eq!(event["method"], "notifications/resources/list_changed");
+    assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
+
+    assert_eq!(listeners(&a), "2");
+    drop(tools);
+    // Closing the stream is the cancel: the listen ends on the server.
+    let mut count = listeners(&a);
+    for _ in 0..50 {
+        if count == "1" {
+            break;
+        }
+        thread::sleep(Duration::from_millis(20));
+        count = listeners(&a);
+    }
+    assert_eq!(count, "1");
+    announce("tools");
+    announce("resources");
+    let event = resources.next().unwrap();
+    assert_eq!(event["method"], "notifications/resources/list_changed", "the other listen saw no tools event");
+}
