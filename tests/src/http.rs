@@ -179,7 +179,7 @@ impl EventStream {
     }
 
     /// The next event's data as JSON (keep-alive comments skipped); `None` at the end.
-    pub fn next(&mut self) -> Option<Value> {
+    pub fn next_event(&mut self) -> Option<Value> {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let event: String = self.buffer.drain(..end + 2).collect();

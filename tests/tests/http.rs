@@ -210,7 +210,7 @@ fn progress_streams_then_answers() {
     assert_eq!(stream.status, 200);
     assert!(stream.headers.iter().any(|(n, v)| n == "content-type" && v.starts_with("text/event-stream")));
     let mut events = Vec::new();
-    while let Some(event) = stream.next() {
+    while let Some(event) = stream.next_event() {
         events.push(event);
     }
     let progress: Vec<f64> = events
@@ -235,22 +235,22 @@ fn concurrent_listens_get_their_own_events_and_closing_one_ends_it() {
     let a = server.address.clone();
     let mut tools =
         open(&a, &request(json!("L1"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})));
-    let ack = tools.next().unwrap();
+    let ack = tools.next_event().unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L1");
     let mut resources =
         open(&a, &request(json!(2), "subscriptions/listen", json!({"notifications": {"resourcesListChanged": true}})));
-    assert_eq!(resources.next().unwrap()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
+    assert_eq!(resources.next_event().unwrap()["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
 
     let announce = |kind: &str| {
         post(&a, &request(json!(kind), "tools/call", json!({"name": "announce", "arguments": {"kind": kind}})));
     };
     announce("resources");
     announce("tools");
-    let event = tools.next().unwrap();
+    let event = tools.next_event().unwrap();
     assert_eq!(event["method"], "notifications/tools/list_changed");
     assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L1");
-    let event = resources.next().unwrap();
+    let event = resources.next_event().unwrap();
     assert_eq!(event["method"], "notifications/resources/list_changed");
     assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
 
@@ -268,6 +268,6 @@ fn concurrent_listens_get_their_own_events_and_closing_one_ends_it() {
     assert_eq!(count, "1");
     announce("tools");
     announce("resources");
-    let event = resources.next().unwrap();
+    let event = resources.next_event().unwrap();
     assert_eq!(event["method"], "notifications/resources/list_changed", "the other listen saw no tools event");
 }
