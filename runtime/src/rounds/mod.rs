@@ -27,8 +27,7 @@ use serde_json::Value;
 pub use answers::{
     Elicitation, FromModelText, Roots, RootsRequest, Sampled, SamplingRequest, UrlElicitation, UrlRequest,
 };
-pub use session::OutcomeContext;
-pub(crate) use session::RoundSession;
+pub use session::{OutcomeContext, RoundDriver, Settles};
 
 use crate::error::Error;
 use crate::model::{CallToolResult, InputRequest, InputRequests, JsonObject, Outcome};

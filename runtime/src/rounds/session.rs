@@ -1,6 +1,7 @@
 //! One call of a multi-round tool: resuming from a verified state, asking the next round,
 //! and settling single use.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
@@ -11,7 +12,9 @@ use crate::model::{
     CallToolResult, ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
     JsonObject, Outcome,
 };
-use crate::request_state::{refused, sign, verify};
+use crate::context::RequestContext;
+use crate::replay::PendingClaim;
+use crate::request_state::{Binding, arguments_digest, refused, sign, verify};
 use crate::schema::InputSchema;
 use crate::tool::{Rejection, ToolInvocation, ToolParam};
 
@@ -73,20 +76,60 @@ fn merge(into: &mut ClientCapabilities, more: ClientCapabilities) {
     }
 }
 
-/// What turning a tool's return value into its result may need: signing the next round.
+/// The round machinery of one `tools/call`, `prompts/get` or `resources/read`: the echoed
+/// state and answers, what the state is bound to, and the single-use claim while the handler
+/// runs.
+pub struct RoundDriver {
+    context: RequestContext,
+    input_responses: Option<JsonObject>,
+    request_state: Option<String>,
+    method: &'static str,
+    target: Arc<str>,
+    destructive: bool,
+    digest: Option<[u8; 32]>,
+    session: Option<RoundSession>,
+    pending: Option<Box<dyn PendingClaim>>,
+}
+
+impl std::fmt::Debug for RoundDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoundDriver").field("method", &self.method).field("target", &self.target).finish_non_exhaustive()
+    }
+}
+
+/// Whether a complete result is a failure (a tool's `isError`): a failure never uses up a
+/// single-use state.
+pub trait Settles {
+    /// True for a failed result.
+    fn failed(&self) -> bool {
+        false
+    }
+}
+
+impl Settles for CallToolResult {
+    fn failed(&self) -> bool {
+        self.is_error()
+    }
+}
+
+impl Settles for crate::model::GetPromptResult {}
+impl Settles for crate::model::ReadResourceResult {}
+
+/// What turning a handler's return value into its result may need: signing the next round.
 pub struct OutcomeContext<'a> {
-    invocation: &'a ToolInvocation,
+    driver: &'a RoundDriver,
 }
 
 impl<'a> OutcomeContext<'a> {
-    pub(crate) fn new(invocation: &'a ToolInvocation) -> Self {
-        OutcomeContext { invocation }
+    pub(crate) fn new(driver: &'a RoundDriver) -> Self {
+        OutcomeContext { driver }
     }
 
     /// Gates, signs and renders the next round.
     pub(crate) fn ask<R: Rounds>(&self, ask: Ask<R>) -> Result<InputRequiredResult, Error> {
+        let driver = self.driver;
         let internal = |what: String| {
-            tracing::error!(tool = self.invocation.tool_name(), round = ask.round, "{what}");
+            tracing::error!(target_name = %driver.target, round = ask.round, "{what}");
             Error::internal()
         };
         let data = ask.data.clone().map_err(internal)?;
@@ -98,14 +141,14 @@ impl<'a> OutcomeContext<'a> {
             requests.insert(key.to_owned(), request);
         }
         // Nothing the client did not declare for this very request is ever embedded.
-        let missing = self.invocation.context().client_capabilities().missing(&required);
+        let missing = driver.context.client_capabilities().missing(&required);
         if !missing.is_empty() {
             return Err(Error::missing_capability(missing));
         }
-        let config = self.invocation.context().rounds();
+        let config = driver.context.rounds();
         let keys = config.keys.as_ref().ok_or_else(|| internal("no state keys are configured".into()))?;
-        let binding = self.invocation.binding()?;
-        let single_use = ask.single_use.unwrap_or(self.invocation.destructive());
+        let binding = driver.binding()?;
+        let single_use = ask.single_use.unwrap_or(driver.destructive);
         let stored = StoredRound { data, requests, single_use };
         let payload = serde_json::to_vec(&stored).map_err(|e| internal(e.to_string()))?;
         let (token, _) = sign(keys, &binding, ask.round, &payload, config.ttl)?;
@@ -117,23 +160,85 @@ impl<'a> OutcomeContext<'a> {
     }
 }
 
-impl ToolInvocation {
+impl RoundDriver {
+    /// The machinery for one request. `uses_rounds` digests the arguments now, before
+    /// handlers take them apart, since the state binds them as sent.
+    pub(crate) fn new(
+        context: RequestContext,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+        method: &'static str,
+        target: Arc<str>,
+        destructive: bool,
+        arguments: Option<&serde_json::Value>,
+    ) -> Self {
+        RoundDriver {
+            context,
+            input_responses,
+            request_state,
+            method,
+            target,
+            destructive,
+            digest: arguments.map(arguments_digest),
+            session: None,
+            pending: None,
+        }
+    }
+
+    /// The request being served.
+    pub fn context(&self) -> &RequestContext {
+        &self.context
+    }
+
+    /// The tool name, prompt name or URI.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The echoed `requestState`, unverified.
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// The answers of a retry, undecoded and unverified.
+    pub fn input_responses(&self) -> Option<&JsonObject> {
+        self.input_responses.as_ref()
+    }
+
+    /// What converting the handler's return value may need.
+    pub fn outcome_context(&self) -> OutcomeContext<'_> {
+        OutcomeContext::new(self)
+    }
+
+    /// What a state for this request is bound to.
+    pub(crate) fn binding(&self) -> Result<Binding, Error> {
+        let arguments_digest = self.digest.ok_or_else(|| {
+            tracing::error!(target_name = %self.target, "a round was asked by a handler not marked as using rounds");
+            Error::internal()
+        })?;
+        Ok(Binding {
+            principal: self.context.principal().name().unwrap_or_default().to_owned(),
+            method: self.method.to_owned(),
+            target: self.target.to_string(),
+            arguments_digest,
+        })
+    }
+
     /// Resumes the round a state names, or starts.
     pub(crate) fn resume<R: Rounds>(&mut self) -> Result<Round<R>, Rejection> {
-        let Some(token) = self.request_state().map(str::to_owned) else { return Ok(Round::Start) };
-        let config = self.context().rounds();
+        let Some(token) = self.request_state.clone() else { return Ok(Round::Start) };
+        let config = self.context.rounds();
         let Some(keys) = config.keys.as_ref() else {
-            tracing::error!(tool = self.tool_name(), "a requestState arrived but no state keys are configured");
+            tracing::error!(target_name = %self.target, "a requestState arrived but no state keys are configured");
             return Err(Rejection::Protocol(Error::internal()));
         };
         let binding = self.binding().map_err(Rejection::Protocol)?;
         let claims = verify(keys, &token, &binding, SystemTime::now()).map_err(|reason| {
-            tracing::debug!(tool = self.tool_name(), ?reason, "requestState refused");
+            tracing::debug!(target_name = %self.target, ?reason, "requestState refused");
             Rejection::Protocol(refused())
         })?;
         let stored: StoredRound = serde_json::from_slice(&claims.data).map_err(|_| Rejection::Protocol(refused()))?;
-        let responses = self.input_responses();
-        let mut answers = AnswerSet::new(responses, &stored.requests);
+        let mut answers = AnswerSet::new(self.input_responses.as_ref(), &stored.requests);
         if !answers.missing().is_empty() {
             // Ask again, with the same state: the retry lacked answers, which is not an error.
             return Err(Rejection::Reask {
@@ -146,46 +251,45 @@ impl ToolInvocation {
             });
         }
         let round = R::resume(&claims.round, stored.data.clone(), &mut answers).map_err(Rejection::Protocol)?;
-        let cancelled = answers.cancelled();
-        self.set_session(RoundSession {
+        self.session = Some(RoundSession {
             nonce: claims.nonce,
             expires_at: claims.expires_at,
             single_use: stored.single_use,
-            cancelled,
+            cancelled: answers.cancelled(),
         });
         Ok(Round::Resumed(round))
     }
 
-    /// For a single-use round: takes the nonce before the tool runs, refusing a replay. The
-    /// claim is held while the tool runs and settled by [`settle`](Self::settle).
+    /// For a single-use round: takes the nonce before the handler runs, refusing a replay. The
+    /// claim is held while the handler runs and settled by [`settle`](Self::settle).
     pub async fn begin_single_use(&mut self) -> Result<(), Error> {
-        let Some(session) = self.session().filter(|s| s.single_use).cloned() else { return Ok(()) };
-        let store = self.context().rounds().store.clone();
+        let Some(session) = self.session.as_ref().filter(|s| s.single_use).cloned() else { return Ok(()) };
+        let store = self.context.rounds().store.clone();
         match store.begin(session.nonce, session.expires_at).await {
             Ok(Some(pending)) => {
-                self.set_pending(pending);
+                self.pending = Some(pending);
                 Ok(())
             }
             Ok(None) => {
-                tracing::debug!(tool = self.tool_name(), "single-use requestState presented again");
+                tracing::debug!(target_name = %self.target, "single-use requestState presented again");
                 Err(refused())
             }
             Err(e) => Err(Error::internal_from(&e)),
         }
     }
 
-    /// Settles a single-use claim from the tool's result: a completed round (a result that is
-    /// not an error, or a next round) consumes the state; a failure, an error or a cancel
+    /// Settles a single-use claim from the handler's result: a completed round (a result that
+    /// is not a failure, or a next round) uses the state up; a failure, an error or a cancel
     /// leaves it usable until it expires.
-    pub async fn settle(
+    pub async fn settle<T: Settles + crate::model::MayRequireInput>(
         &mut self,
-        outcome: Result<Outcome<CallToolResult>, Error>,
-    ) -> Result<Outcome<CallToolResult>, Error> {
-        let Some(pending) = self.take_pending() else { return outcome };
-        let cancelled = self.session().is_some_and(|s| s.cancelled);
+        outcome: Result<Outcome<T>, Error>,
+    ) -> Result<Outcome<T>, Error> {
+        let Some(pending) = self.pending.take() else { return outcome };
+        let cancelled = self.session.as_ref().is_some_and(|s| s.cancelled);
         let consume = match &outcome {
             Ok(Outcome::InputRequired(_)) => true,
-            Ok(Outcome::Complete(result)) => !result.is_error() && !cancelled,
+            Ok(Outcome::Complete(result)) => !result.failed() && !cancelled,
             Err(_) => false,
         };
         if consume {
@@ -194,16 +298,15 @@ impl ToolInvocation {
         outcome
     }
 
-    /// Answers a rejected parameter: a tool error, a protocol error, or the same questions
-    /// again (unless the state was already used).
-    pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<CallToolResult>, Error> {
-        if let Rejection::Reask { nonce: Some(nonce), .. } = &rejection {
-            let used = self.context().rounds().store.is_claimed(*nonce).await.map_err(|e| Error::internal_from(&e))?;
+    /// Whether asking the same questions again is allowed: not for a state already used.
+    pub(crate) async fn may_reask(&mut self, rejection: &Rejection) -> Result<(), Error> {
+        if let Rejection::Reask { nonce: Some(nonce), .. } = rejection {
+            let used = self.context.rounds().store.is_claimed(*nonce).await.map_err(|e| Error::internal_from(&e))?;
             if used {
                 return Err(refused());
             }
         }
-        rejection.into_outcome()
+        Ok(())
     }
 }
 
@@ -213,6 +316,6 @@ impl<R: Rounds> ToolParam for Round<R> {
     fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
 
     fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-        invocation.resume::<R>()
+        invocation.driver_mut().resume::<R>()
     }
 }

@@ -10,9 +10,7 @@ use crate::context::{Principal, RequestContext};
 use crate::error::Error;
 use crate::extract::{FromRequest, State, StateRequirement};
 use crate::model::{CallToolResult, ClientCapabilities, InputRequiredResult, JsonObject, Outcome};
-use crate::replay::PendingClaim;
-use crate::request_state::{Binding, arguments_digest};
-use crate::rounds::{OutcomeContext, RoundSession};
+use crate::rounds::{OutcomeContext, RoundDriver};
 use crate::schema::{InputSchema, accepts_null};
 
 /// Why a parameter could not be produced.
@@ -53,94 +51,58 @@ pub struct ToolInfo {
 }
 
 /// One `tools/call` as the parameters of a handler see it: the arguments not yet taken and
-/// the request.
+/// the round machinery of the request.
 pub struct ToolInvocation {
     arguments: JsonObject,
-    context: RequestContext,
-    input_responses: Option<JsonObject>,
-    request_state: Option<String>,
-    name: std::sync::Arc<str>,
-    info: ToolInfo,
-    digest: Option<[u8; 32]>,
-    session: Option<RoundSession>,
-    pending: Option<Box<dyn PendingClaim>>,
+    driver: RoundDriver,
 }
 
 impl std::fmt::Debug for ToolInvocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolInvocation").field("tool", &self.name).finish_non_exhaustive()
+        f.debug_struct("ToolInvocation").field("tool", &self.driver.target()).finish_non_exhaustive()
     }
 }
 
 impl ToolInvocation {
     /// Starts taking parameters from a call.
     pub fn new(call: ToolCall, info: ToolInfo) -> Self {
-        // The state binds the arguments as sent, before parameters take them apart.
-        let digest = info.uses_rounds.then(|| arguments_digest(&Value::Object(call.arguments.clone())));
-        ToolInvocation {
-            arguments: call.arguments,
-            context: call.context,
-            input_responses: call.input_responses,
-            request_state: call.request_state,
-            name: call.name,
-            info,
-            digest,
-            session: None,
-            pending: None,
-        }
+        let arguments = Value::Object(call.arguments);
+        let driver = RoundDriver::new(
+            call.context,
+            call.input_responses,
+            call.request_state,
+            "tools/call",
+            call.name,
+            info.destructive,
+            info.uses_rounds.then_some(&arguments),
+        );
+        let Value::Object(arguments) = arguments else { unreachable!("built from an object just above") };
+        ToolInvocation { arguments, driver }
     }
 
     /// The tool's name.
     pub fn tool_name(&self) -> &str {
-        &self.name
+        self.driver.target()
     }
 
-    pub(crate) fn destructive(&self) -> bool {
-        self.info.destructive
-    }
-
-    /// What a state for this call is bound to.
-    pub(crate) fn binding(&self) -> Result<Binding, Error> {
-        let arguments_digest = self.digest.ok_or_else(|| {
-            tracing::error!(tool = %self.name, "a round was asked by a tool not marked as using rounds");
-            Error::internal()
-        })?;
-        Ok(Binding {
-            principal: self.context.principal().name().unwrap_or_default().to_owned(),
-            method: "tools/call".to_owned(),
-            target: self.name.to_string(),
-            arguments_digest,
-        })
-    }
-
-    pub(crate) fn input_responses(&self) -> Option<&JsonObject> {
-        self.input_responses.as_ref()
-    }
-
-    pub(crate) fn session(&self) -> Option<&RoundSession> {
-        self.session.as_ref()
-    }
-
-    pub(crate) fn set_session(&mut self, session: RoundSession) {
-        self.session = Some(session);
-    }
-
-    pub(crate) fn set_pending(&mut self, pending: Box<dyn PendingClaim>) {
-        self.pending = Some(pending);
-    }
-
-    pub(crate) fn take_pending(&mut self) -> Option<Box<dyn PendingClaim>> {
-        self.pending.take()
+    /// The round machinery of this call.
+    pub fn driver_mut(&mut self) -> &mut RoundDriver {
+        &mut self.driver
     }
 
     /// What converting the tool's return value may need.
     pub fn outcome_context(&self) -> OutcomeContext<'_> {
-        OutcomeContext::new(self)
+        self.driver.outcome_context()
     }
 
     /// The request being served.
     pub fn context(&self) -> &RequestContext {
-        &self.context
+        self.driver.context()
+    }
+
+    /// The echoed `requestState`, unverified.
+    pub fn request_state(&self) -> Option<&str> {
+        self.driver.request_state()
     }
 
     /// Takes one argument out; `None` when the client did not send it.
@@ -153,11 +115,6 @@ impl ToolInvocation {
         std::mem::take(&mut self.arguments)
     }
 
-    /// The echoed `requestState`, unverified.
-    pub fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
-    }
-
     /// Fails when the client sent arguments no parameter took.
     pub fn finish(&self) -> Result<(), Rejection> {
         if self.arguments.is_empty() {
@@ -166,6 +123,27 @@ impl ToolInvocation {
         let names: Vec<String> = self.arguments.keys().map(|k| format!("`{k}`")).collect();
         let what = if names.len() == 1 { "argument" } else { "arguments" };
         Err(Rejection::Argument(format!("Unknown {what} {}; check the tool's input schema", names.join(", "))))
+    }
+
+    /// For a single-use round: claims the state before the handler runs (see
+    /// [`RoundDriver::begin_single_use`]).
+    pub async fn begin_single_use(&mut self) -> Result<(), Error> {
+        self.driver.begin_single_use().await
+    }
+
+    /// Settles a single-use claim from the handler's result (see [`RoundDriver::settle`]).
+    pub async fn settle(
+        &mut self,
+        outcome: Result<Outcome<CallToolResult>, Error>,
+    ) -> Result<Outcome<CallToolResult>, Error> {
+        self.driver.settle(outcome).await
+    }
+
+    /// Answers a rejected parameter: a tool error, a protocol error, or the same questions
+    /// again (unless the state was already used).
+    pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<CallToolResult>, Error> {
+        self.driver.may_reask(&rejection).await?;
+        rejection.into_outcome()
     }
 }
 
