@@ -44,6 +44,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let mut arguments = Vec::new();
     let mut states = Vec::new();
     let mut extract = Vec::new();
+    let mut uses_rounds = Vec::new();
     for (param, arg) in function.params.iter().zip(&args_idents) {
         let ty = &param.ty;
         let span = ty.span();
@@ -51,8 +52,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         let desc = option_str(param.description.as_deref());
         arguments.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::argument(#wire, #desc) });
         states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::required_state() });
+        uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::USES_ROUNDS });
         extract.push(quote_spanned! {span=>
-            let #arg = <#ty as ::mcp_rounds::__private::PromptParam>::extract(&mut __get, #wire)?;
+            let #arg = match <#ty as ::mcp_rounds::__private::PromptParam>::extract(&mut __get, #wire) {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(rejection) => return __get.reject(rejection).await,
+            };
         });
     }
     let run = if function.is_async {
@@ -62,8 +67,10 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     };
     let output_span = output.span();
     let into_result = quote_spanned! {output_span=>
-        <#output as ::mcp_rounds::__private::IntoPromptResult>::into_prompt_result(__returned)
+        <#output as ::mcp_rounds::__private::IntoPromptResult>::into_prompt_result(__returned, &__get.outcome_context())
     };
+    uses_rounds
+        .push(quote_spanned! {output_span=> <#output as ::mcp_rounds::__private::IntoPromptResult>::USES_ROUNDS });
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let count = function.params.len();
@@ -89,6 +96,10 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 })
             }
 
+            fn uses_rounds() -> bool {
+                false #(|| #uses_rounds)*
+            }
+
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
                 #state_body
             }
@@ -98,12 +109,15 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 ::mcp_rounds::__private::Error>>
             {
                 ::mcp_rounds::__private::boxed(async move {
-                    #[allow(unused_mut)]
                     let mut __get = __get;
                     #(#extract)*
-                    __get.finish()?;
+                    if let ::core::result::Result::Err(rejection) = __get.finish() {
+                        return __get.reject(rejection).await;
+                    }
+                    __get.begin_single_use().await?;
                     #run
-                    #into_result
+                    let __outcome = #into_result;
+                    __get.settle(__outcome).await
                 })
             }
         }

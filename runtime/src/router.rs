@@ -11,10 +11,7 @@ use crate::context::RequestContext;
 use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
-use crate::model::{
-    GetPromptRequestParams, JsonObject, PaginatedRequestParams, ReadResourceRequestParams,
-    SubscriptionsListenRequestParams,
-};
+use crate::model::{JsonObject, PaginatedRequestParams, ReadResourceRequestParams, SubscriptionsListenRequestParams};
 use crate::prompt::PromptGet;
 use crate::resource::ResourceRead;
 use crate::server::{Call, Inner};
@@ -40,6 +37,19 @@ struct CallToolParams {
     name: String,
     #[serde(default)]
     arguments: Option<JsonObject>,
+    #[serde(default)]
+    input_responses: Option<JsonObject>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+/// `prompts/get` parameters as the server reads them, answers raw like [`CallToolParams`].
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GetPromptParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<std::collections::BTreeMap<String, String>>,
     #[serde(default)]
     input_responses: Option<JsonObject>,
     #[serde(default)]
@@ -104,17 +114,19 @@ pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, E
             Ok(encode_result(id, inner.prompt_list.page(p.cursor.as_deref())?))
         }
         "prompts/get" if inner.capabilities.prompts.is_some() => {
-            let p: GetPromptRequestParams = parse_params(params)?;
+            let p: GetPromptParams = parse_params(params)?;
             let route = inner.prompts.get(p.name.as_str()).ok_or_else(|| {
                 Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
             let handler = route.handler.clone();
-            let get = PromptGet {
-                arguments: p.arguments.unwrap_or_default(),
-                input_responses: p.input_responses,
-                request_state: p.request_state,
-                context: context(),
-            };
+            let get = PromptGet::new(
+                route.name.clone(),
+                p.arguments.unwrap_or_default(),
+                p.input_responses,
+                p.request_state,
+                context(),
+                route.uses_rounds,
+            );
             let mut outcome = handler.get(get).await?;
             stamp(outcome.result_meta_mut(), inner);
             Ok(encode_result(id, &outcome))

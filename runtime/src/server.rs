@@ -73,9 +73,9 @@ pub enum BuildError {
         /// What is wrong.
         problem: String,
     },
-    /// A tool has rounds but no keys sign their state.
+    /// A tool or prompt has rounds but no keys sign their state.
     #[error(
-        "tool {0:?} has rounds, whose requestState must be signed: configure .state_keys(...) \
+        "{0:?} has rounds, whose requestState must be signed: configure .state_keys(...) \
          (or KeyRing::development() for local work)"
     )]
     NoStateKeys(String),
@@ -286,6 +286,9 @@ impl ServerBuilder {
         let mut prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
         for route in &prompts {
             check_state(&self.state, &route.required_state, &route.prompt.name)?;
+            if route.uses_rounds && self.rounds.keys.is_none() {
+                return Err(BuildError::NoStateKeys(route.prompt.name.clone()));
+            }
         }
         prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
         if let Some(pair) = prompts.windows(2).find(|w| w[0].prompt.name == w[1].prompt.name) {

@@ -8,33 +8,93 @@ use std::sync::Arc;
 use crate::context::{Principal, RequestContext};
 use crate::error::Error;
 use crate::extract::{FromRequest, State, StateRequirement};
-use crate::model::{
-    ClientCapabilities, GetPromptResult, InputResponses, Outcome, Prompt, PromptArgument, PromptMessage,
-};
+use crate::model::{ClientCapabilities, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage};
+use crate::rounds::{Ask, OutcomeContext, Preanswered, Round, RoundDriver, Rounds, Step};
 use crate::server::BuildError;
-use crate::tool::BoxFuture;
+use crate::tool::{BoxFuture, Rejection};
 
-/// One `prompts/get` as a prompt function sees it.
+/// One `prompts/get` as a prompt function sees it: the arguments not yet taken and the round
+/// machinery of the request.
 #[derive(Debug)]
 pub struct PromptGet {
-    /// The arguments not yet taken.
-    pub arguments: BTreeMap<String, String>,
-    /// Answers to the previous round's input requests, on a retry.
-    pub input_responses: Option<InputResponses>,
-    /// The echoed `requestState`, unverified.
-    pub request_state: Option<String>,
-    /// The request being served.
-    pub context: RequestContext,
+    arguments: BTreeMap<String, String>,
+    driver: RoundDriver,
 }
 
 impl PromptGet {
+    /// Starts taking parameters from a request. `uses_rounds` binds the arguments into any
+    /// state the prompt signs.
+    pub fn new(
+        name: Arc<str>,
+        arguments: BTreeMap<String, String>,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+        context: RequestContext,
+        uses_rounds: bool,
+    ) -> Self {
+        let digested = uses_rounds.then(|| serde_json::to_value(&arguments).unwrap_or_default());
+        let driver =
+            RoundDriver::new(context, input_responses, request_state, "prompts/get", name, false, digested.as_ref());
+        PromptGet { arguments, driver }
+    }
+
+    /// The prompt's name.
+    pub fn prompt_name(&self) -> &str {
+        self.driver.target()
+    }
+
+    /// The request being served.
+    pub fn context(&self) -> &RequestContext {
+        self.driver.context()
+    }
+
+    /// Takes one argument out; `None` when the client did not send it.
+    pub fn take_argument(&mut self, name: &str) -> Option<String> {
+        self.arguments.remove(name)
+    }
+
+    /// The round machinery of this request.
+    pub fn driver_mut(&mut self) -> &mut RoundDriver {
+        &mut self.driver
+    }
+
+    /// What converting the prompt's return value may need.
+    pub fn outcome_context(&self) -> OutcomeContext<'_> {
+        self.driver.outcome_context()
+    }
+
     /// Fails when the client sent arguments no parameter took.
-    pub fn finish(&self) -> Result<(), Error> {
+    pub fn finish(&self) -> Result<(), Rejection> {
         match self.arguments.keys().next() {
             None => Ok(()),
-            Some(name) => {
-                Err(Error::invalid_field(&format!("arguments.{name}"), format!("Unknown prompt argument `{name}`")))
-            }
+            Some(name) => Err(Rejection::Protocol(Error::invalid_field(
+                &format!("arguments.{name}"),
+                format!("Unknown prompt argument `{name}`"),
+            ))),
+        }
+    }
+
+    /// For a single-use round: claims the state before the prompt runs.
+    pub async fn begin_single_use(&mut self) -> Result<(), Error> {
+        self.driver.begin_single_use().await
+    }
+
+    /// Settles a single-use claim from the prompt's result.
+    pub async fn settle(
+        &mut self,
+        outcome: Result<Outcome<GetPromptResult>, Error>,
+    ) -> Result<Outcome<GetPromptResult>, Error> {
+        self.driver.settle(outcome).await
+    }
+
+    /// Answers a rejected parameter: an error (prompts have no error results), or the same
+    /// questions again (unless the state was already used).
+    pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<GetPromptResult>, Error> {
+        self.driver.may_reask(&rejection).await?;
+        match rejection {
+            Rejection::Argument(message) => Err(Error::invalid_params(message)),
+            Rejection::Protocol(error) => Err(error),
+            Rejection::Reask { result, .. } => Ok(Outcome::InputRequired(*result)),
         }
     }
 }
@@ -45,9 +105,12 @@ impl PromptGet {
     message = "`{Self}` cannot be a parameter of a #[prompt]",
     label = "prompt arguments are strings",
     note = "use String for a required argument, Option<String> for an optional one, \
-            or an extractor: RequestContext, Principal, ClientCapabilities, State<T>"
+            or an extractor: RequestContext, Principal, ClientCapabilities, Changes, State<T>, Round<R>, Preanswered"
 )]
 pub trait PromptParam: Sized {
+    /// The parameter takes part in rounds (it is a `Round<R>`).
+    const USES_ROUNDS: bool = false;
+
     /// The argument this parameter declares, if it is one.
     fn argument(_name: &str, _description: Option<&str>) -> Option<PromptArgument> {
         None
@@ -59,7 +122,7 @@ pub trait PromptParam: Sized {
     }
 
     /// Produces the value.
-    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Error>;
+    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Rejection>;
 }
 
 fn declare(name: &str, description: Option<&str>, required: bool) -> Option<PromptArgument> {
@@ -76,9 +139,12 @@ impl PromptParam for String {
         declare(name, description, true)
     }
 
-    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Error> {
-        get.arguments.remove(name).ok_or_else(|| {
-            Error::invalid_field(&format!("arguments.{name}"), format!("Missing required prompt argument `{name}`"))
+    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Rejection> {
+        get.take_argument(name).ok_or_else(|| {
+            Rejection::Protocol(Error::invalid_field(
+                &format!("arguments.{name}"),
+                format!("Missing required prompt argument `{name}`"),
+            ))
         })
     }
 }
@@ -88,16 +154,16 @@ impl PromptParam for Option<String> {
         declare(name, description, false)
     }
 
-    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Error> {
-        Ok(get.arguments.remove(name))
+    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Rejection> {
+        Ok(get.take_argument(name))
     }
 }
 
 macro_rules! prompt_extractor {
     ($($ty:ty),* $(,)?) => {$(
         impl PromptParam for $ty {
-            fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Error> {
-                <$ty as FromRequest>::from_request(&get.context)
+            fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
+                <$ty as FromRequest>::from_request(get.context()).map_err(Rejection::Protocol)
             }
         }
     )*};
@@ -110,8 +176,22 @@ impl<T: Send + Sync + 'static> PromptParam for State<T> {
         <State<T> as FromRequest>::required_state()
     }
 
-    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Error> {
-        <State<T> as FromRequest>::from_request(&get.context)
+    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
+        <State<T> as FromRequest>::from_request(get.context()).map_err(Rejection::Protocol)
+    }
+}
+
+impl PromptParam for Preanswered {
+    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
+        Ok(get.driver_mut().preanswered())
+    }
+}
+
+impl<R: Rounds> PromptParam for Round<R> {
+    const USES_ROUNDS: bool = true;
+
+    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
+        get.driver_mut().resume::<R>()
     }
 }
 
@@ -120,46 +200,70 @@ impl<T: Send + Sync + 'static> PromptParam for State<T> {
     message = "`{Self}` cannot be returned from a #[prompt]",
     label = "not prompt messages",
     note = "return Vec<PromptMessage>, PromptMessage, String (one user message) or GetPromptResult, \
-            optionally inside Result<_, mcp_rounds::Error>"
+            optionally inside Result<_, mcp_rounds::Error>, or Step<R, _> for a prompt with rounds"
 )]
 pub trait IntoPromptResult {
+    /// The value may be a next round (it is a `Step` or an `Ask`).
+    const USES_ROUNDS: bool = false;
+
     /// The result.
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error>;
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error>;
 }
 
 impl IntoPromptResult for Vec<PromptMessage> {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error> {
+    fn into_prompt_result(self, _: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
         Ok(Outcome::Complete(GetPromptResult { messages: self, ..Default::default() }))
     }
 }
 
 impl IntoPromptResult for PromptMessage {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error> {
-        vec![self].into_prompt_result()
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
+        vec![self].into_prompt_result(context)
     }
 }
 
 impl IntoPromptResult for String {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error> {
-        PromptMessage::user(self).into_prompt_result()
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
+        PromptMessage::user(self).into_prompt_result(context)
     }
 }
 
 impl IntoPromptResult for GetPromptResult {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error> {
+    fn into_prompt_result(self, _: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl IntoPromptResult for Outcome<GetPromptResult> {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error> {
+    fn into_prompt_result(self, _: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
         Ok(self)
     }
 }
 
 impl<T: IntoPromptResult, E: Into<Error>> IntoPromptResult for Result<T, E> {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, Error> {
-        self.map_err(Into::into)?.into_prompt_result()
+    const USES_ROUNDS: bool = T::USES_ROUNDS;
+
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
+        self.map_err(Into::into)?.into_prompt_result(context)
+    }
+}
+
+impl<R: Rounds, T: IntoPromptResult> IntoPromptResult for Step<R, T> {
+    const USES_ROUNDS: bool = true;
+
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
+        match self {
+            Step::Done(result) => result.into_prompt_result(context),
+            Step::Ask(ask) => context.ask(ask).map(Outcome::InputRequired),
+        }
+    }
+}
+
+impl<R: Rounds> IntoPromptResult for Ask<R> {
+    const USES_ROUNDS: bool = true;
+
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
+        context.ask(self).map(Outcome::InputRequired)
     }
 }
 
@@ -167,6 +271,11 @@ impl<T: IntoPromptResult, E: Into<Error>> IntoPromptResult for Result<T, E> {
 pub trait PromptDefinition: Send + Sync + 'static {
     /// The descriptor, or what is wrong with it.
     fn describe() -> Result<Prompt, String>;
+
+    /// Whether the prompt has rounds (and so needs state keys).
+    fn uses_rounds() -> bool {
+        false
+    }
 
     /// The shared state the parameters need.
     fn required_state() -> Vec<StateRequirement> {
@@ -192,9 +301,11 @@ impl<T: PromptDefinition> PromptHandler for Defined<T> {
 /// A prompt ready to serve.
 #[derive(Clone)]
 pub struct PromptRoute {
+    pub(crate) name: Arc<str>,
     pub(crate) prompt: Prompt,
     pub(crate) handler: Arc<dyn PromptHandler>,
     pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) uses_rounds: bool,
 }
 
 impl std::fmt::Debug for PromptRoute {
@@ -209,5 +320,11 @@ pub(crate) fn route_of<T: PromptDefinition>(definition: T) -> Result<PromptRoute
         prompt: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
         problem,
     })?;
-    Ok(PromptRoute { prompt, handler: Arc::new(Defined(definition)), required_state: T::required_state() })
+    Ok(PromptRoute {
+        name: prompt.name.as_str().into(),
+        prompt,
+        handler: Arc::new(Defined(definition)),
+        required_state: T::required_state(),
+        uses_rounds: T::uses_rounds(),
+    })
 }

@@ -105,7 +105,7 @@ pub trait ResourceDefinition: Send + Sync + 'static {
     message = "`{Self}` is not a request extractor",
     label = "not a variable of the URI template, and not something the framework can provide",
     note = "a #[resource] parameter is either named like a variable of its URI template, or an extractor: \
-            RequestContext, Principal, ClientCapabilities or State<T>"
+            RequestContext, Principal, ClientCapabilities, Changes or State<T>"
 )]
 pub trait ResourceParam: Sized {
     /// The shared state it needs.

@@ -14,6 +14,7 @@
 //! answers against exactly what was asked, and asking again when answers are missing.
 
 mod answers;
+mod preanswered;
 mod session;
 
 use std::marker::PhantomData;
@@ -27,6 +28,7 @@ use serde_json::Value;
 pub use answers::{
     Elicitation, FromModelText, Roots, RootsRequest, Sampled, SamplingRequest, UrlElicitation, UrlRequest,
 };
+pub use preanswered::Preanswered;
 pub use session::{OutcomeContext, RoundDriver, Settles};
 
 use crate::error::Error;

@@ -7,12 +7,12 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::{AnswerSet, Ask, Round, Rounds};
+use crate::context::RequestContext;
 use crate::error::Error;
 use crate::model::{
     CallToolResult, ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
     JsonObject, Outcome,
 };
-use crate::context::RequestContext;
 use crate::replay::PendingClaim;
 use crate::request_state::{Binding, arguments_digest, refused, sign, verify};
 use crate::schema::InputSchema;
@@ -93,7 +93,10 @@ pub struct RoundDriver {
 
 impl std::fmt::Debug for RoundDriver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RoundDriver").field("method", &self.method).field("target", &self.target).finish_non_exhaustive()
+        f.debug_struct("RoundDriver")
+            .field("method", &self.method)
+            .field("target", &self.target)
+            .finish_non_exhaustive()
     }
 }
 
@@ -298,6 +301,14 @@ impl RoundDriver {
         outcome
     }
 
+    /// The answers a first call brought without a state; none on a retry with one.
+    pub(crate) fn preanswered(&mut self) -> super::Preanswered {
+        match self.request_state {
+            Some(_) => super::Preanswered::default(),
+            None => super::Preanswered::new(self.input_responses.take()),
+        }
+    }
+
     /// Whether asking the same questions again is allowed: not for a state already used.
     pub(crate) async fn may_reask(&mut self, rejection: &Rejection) -> Result<(), Error> {
         if let Rejection::Reask { nonce: Some(nonce), .. } = rejection {
@@ -317,5 +328,13 @@ impl<R: Rounds> ToolParam for Round<R> {
 
     fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
         invocation.driver_mut().resume::<R>()
+    }
+}
+
+impl ToolParam for super::Preanswered {
+    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
+
+    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
+        Ok(invocation.driver_mut().preanswered())
     }
 }

@@ -156,7 +156,7 @@ impl ToolInvocation {
     message = "`{Self}` cannot be a parameter of a #[tool]",
     label = "neither an argument type nor a request extractor",
     note = "an argument needs `serde::Deserialize` and `schemars::JsonSchema` (derive both on your own types)",
-    note = "request data comes from extractors: RequestContext, Principal, ClientCapabilities, State<T>, Args<T>, Round<R>"
+    note = "request data comes from extractors: RequestContext, Principal, ClientCapabilities, Changes, State<T>, Args<T>, Round<R>, Preanswered"
 )]
 pub trait ToolParam: Sized {
     /// The parameter takes part in rounds (it is a `Round<R>`).
