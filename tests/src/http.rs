@@ -117,8 +117,10 @@ fn read_head(reader: &mut BufReader<TcpStream>) -> (u16, Vec<(String, String)>) 
 fn send(address: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> BufReader<TcpStream> {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let mut head =
-        format!("{method} /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let mut head = format!("{method} /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {address}\r\n"));
+    }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }

@@ -184,6 +184,27 @@ fn foreign_origins_are_refused_and_local_ones_allowed() {
 }
 
 #[test]
+fn foreign_host_names_are_refused_on_a_loopback_server() {
+    let server = server();
+    let a = &server.address;
+    let port = a.rsplit(':').next().unwrap();
+    let discover = request(json!(1), "server/discover", json!({}));
+    // A DNS-rebinding page reaches the local server under its own name, with no Origin at all
+    // when the attacker's script is same-origin to it.
+    for host in ["evil.example.com", "evil.example.com:80", "localhost.evil.example.com", "127.0.0.1.nip.io"] {
+        let response = post_with(a, &discover, replace("Host", host));
+        assert_eq!(response.status, 403, "{host}");
+        assert_eq!(response.json()["error"]["message"], "Host not allowed");
+    }
+    let response = post_with(a, &discover, replace("Host", ""));
+    assert_eq!(response.status, 403, "an empty Host is refused too");
+    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}"), "[::1]".to_owned(), "LOCALHOST".to_owned()] {
+        let response = post_with(a, &discover, replace("Host", &host));
+        assert_eq!(response.status, 200, "{host}");
+    }
+}
+
+#[test]
 fn bodies_over_the_limit_are_refused_and_the_server_goes_on() {
     let server = server();
     let a = &server.address;

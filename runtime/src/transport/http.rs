@@ -1,6 +1,6 @@
 //! Streamable HTTP: one JSON-RPC message per POST to one endpoint.
 //!
-//! In order, before any MCP processing: the `Origin` is checked (DNS rebinding), the caller
+//! In order, before any MCP processing: the `Host` and `Origin` are checked (DNS rebinding), the caller
 //! is authenticated (401 with `WWW-Authenticate`), and the body is read up to a limit (413).
 //! Then a notification is accepted with 202 and an empty body, and a request is answered with
 //! `application/json`, or with `text/event-stream` as soon as it has something to stream
@@ -133,6 +133,7 @@ pub struct Http {
     path: String,
     authenticator: Arc<dyn Authenticator>,
     allowed_origins: Vec<String>,
+    allowed_hosts: Option<Vec<String>>,
     max_body_bytes: usize,
     keep_alive: Duration,
 }
@@ -150,6 +151,7 @@ impl Http {
             path: "/mcp".into(),
             authenticator: Arc::new(authenticator),
             allowed_origins: Vec::new(),
+            allowed_hosts: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             keep_alive: Duration::from_secs(15),
         }
@@ -175,6 +177,19 @@ impl Http {
         self
     }
 
+    /// The host names the server answers to, besides the local ones (`localhost`,
+    /// `127.0.0.1`, `[::1]`), e.g. `mcp.example.com`; any port. A request whose `Host` is not
+    /// one of them gets 403, which defeats DNS rebinding against a server on this machine.
+    ///
+    /// Without this, [`bind`](Self::bind) to a loopback address answers to local names only
+    /// and a bind to any other address answers to every name; [`router`](Self::router) answers
+    /// to every name.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let list = self.allowed_hosts.get_or_insert_with(Vec::new);
+        list.extend(hosts.into_iter().map(|h| h.into().to_ascii_lowercase()));
+        self
+    }
+
     /// The largest request body accepted (default 4 MiB); larger ones get 413.
     pub fn max_body_bytes(mut self, limit: usize) -> Self {
         self.max_body_bytes = limit;
@@ -190,7 +205,15 @@ impl Http {
     /// The axum router serving `server` at the endpoint, to mount in a larger application.
     /// `shutdown`, when cancelled, ends listen streams with a result.
     pub fn router(&self, server: &Server, shutdown: CancellationToken) -> Router {
-        let app = Arc::new(App { server: server.clone(), http: self.clone(), shutdown });
+        let hosts = match &self.allowed_hosts {
+            Some(extra) => Hosts::Local(extra.clone()),
+            None => Hosts::Any,
+        };
+        self.router_for(server, shutdown, hosts)
+    }
+
+    fn router_for(&self, server: &Server, shutdown: CancellationToken, hosts: Hosts) -> Router {
+        let app = Arc::new(App { server: server.clone(), http: self.clone(), shutdown, hosts });
         Router::new().route(&self.path, post(handle)).with_state(app)
     }
 
@@ -218,7 +241,12 @@ impl BoundHttp {
     /// flight finish, and this returns.
     pub async fn serve(self, server: &Server, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let stop = CancellationToken::new();
-        let router = self.http.router(server, stop.clone());
+        let hosts = match (&self.http.allowed_hosts, self.local_addr().ip().is_loopback()) {
+            (Some(extra), _) => Hosts::Local(extra.clone()),
+            (None, true) => Hosts::Local(Vec::new()),
+            (None, false) => Hosts::Any,
+        };
+        let router = self.http.router_for(server, stop.clone(), hosts);
         let stopping = stop.clone();
         axum::serve(self.listener, router)
             .with_graceful_shutdown(async move {
@@ -233,17 +261,45 @@ struct App {
     server: Server,
     http: Http,
     shutdown: CancellationToken,
+    hosts: Hosts,
+}
+
+/// Which `Host` headers are answered.
+enum Hosts {
+    Any,
+    /// The local names and these.
+    Local(Vec<String>),
+}
+
+impl Hosts {
+    fn allows(&self, host: Option<&str>) -> bool {
+        match self {
+            Hosts::Any => true,
+            Hosts::Local(extra) => host.map(host_name).is_some_and(|name| {
+                let name = name.to_ascii_lowercase();
+                is_local_name(&name) || extra.contains(&name)
+            }),
+        }
+    }
+}
+
+/// The name of `host[:port]`, keeping the brackets of an IPv6 literal.
+fn host_name(authority: &str) -> &str {
+    match authority.strip_prefix('[') {
+        Some(v6) => v6.find(']').map_or(authority, |end| &authority[..end + 2]),
+        None => authority.split(':').next().unwrap_or_default(),
+    }
+}
+
+fn is_local_name(name: &str) -> bool {
+    matches!(name, "localhost" | "127.0.0.1" | "[::1]")
 }
 
 fn is_local_origin(origin: &str) -> bool {
     let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else {
         return false;
     };
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().map(|h| format!("[{h}]")).unwrap_or_default(),
-        None => rest.split(':').next().unwrap_or_default().to_owned(),
-    };
-    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+    is_local_name(&host_name(rest).to_ascii_lowercase())
 }
 
 fn status_of(code: ErrorCode) -> StatusCode {
@@ -277,7 +333,14 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
         .any(|v| v.contains("text/event-stream") || v.contains("*/*"))
 }
 
-async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
+async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
+    // HTTP/2 carries the host as the URI's authority rather than a header.
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).or(uri.authority().map(|a| a.as_str()));
+    if !app.hosts.allows(host) {
+        tracing::warn!("request for a host this server does not answer to refused");
+        let error = Error::invalid_request("Host not allowed");
+        return error_response(StatusCode::FORBIDDEN, None, &error);
+    }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         if !is_local_origin(origin) && !app.http.allowed_origins.iter().any(|o| o == origin) {
@@ -439,4 +502,39 @@ fn event_stream(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_drop_the_port_and_keep_ipv6_brackets() {
+        assert_eq!(host_name("localhost:8080"), "localhost");
+        assert_eq!(host_name("[::1]:8080"), "[::1]");
+        assert_eq!(host_name("[::1]"), "[::1]");
+        assert_eq!(host_name("example.com"), "example.com");
+    }
+
+    #[test]
+    fn local_hosts_and_configured_ones_are_answered() {
+        let hosts = Hosts::Local(vec!["mcp.example.com".into()]);
+        for ok in ["localhost", "127.0.0.1:1", "[::1]:9", "MCP.example.com:443", "mcp.example.com"] {
+            assert!(hosts.allows(Some(ok)), "{ok}");
+        }
+        for refused in ["evil.example.com", "example.com", "localhost.evil", "[::2]", ""] {
+            assert!(!hosts.allows(Some(refused)), "{refused}");
+        }
+        assert!(!hosts.allows(None));
+        assert!(Hosts::Any.allows(Some("anything.example")));
+    }
+
+    #[test]
+    fn local_origins_are_recognised_by_host_not_prefix() {
+        assert!(is_local_origin("http://localhost:3000"));
+        assert!(is_local_origin("https://[::1]"));
+        assert!(!is_local_origin("http://localhost.evil.example"));
+        assert!(!is_local_origin("http://127.0.0.1.nip.io"));
+        assert!(!is_local_origin("null"));
+    }
 }
