@@ -45,6 +45,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let mut states = Vec::new();
     let mut extract = Vec::new();
     let mut uses_rounds = Vec::new();
+    let mut completers = Vec::new();
     for (param, arg) in function.params.iter().zip(&args_idents) {
         let ty = &param.ty;
         let span = ty.span();
@@ -53,6 +54,23 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         arguments.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::argument(#wire, #desc) });
         states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::required_state() });
         uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::USES_ROUNDS });
+        if let Some((key, path)) = &param.complete {
+            let is_argument = quote_spanned! {key.span()=>
+                const _: fn() = || {
+                    fn completable<T: ::mcp_rounds::__private::CompletableArgument + ?Sized>() {}
+                    completable::<#ty>();
+                };
+            };
+            let call = quote_spanned! {path.span()=>
+                ::mcp_rounds::__private::Completer::complete(&#path, __request)
+            };
+            completers.push(quote! {
+                #wire => {
+                    #is_argument
+                    ::core::option::Option::Some(#call)
+                }
+            });
+        }
         extract.push(quote_spanned! {span=>
             let #arg = match <#ty as ::mcp_rounds::__private::PromptParam>::extract(&mut __get, #wire) {
                 ::core::result::Result::Ok(value) => value,
@@ -71,6 +89,25 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     };
     uses_rounds
         .push(quote_spanned! {output_span=> <#output as ::mcp_rounds::__private::IntoPromptResult>::USES_ROUNDS });
+    let complete_fns = if completers.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            fn completes() -> bool {
+                true
+            }
+
+            fn complete(&self, __request: ::mcp_rounds::__private::CompletionRequest)
+                -> ::core::option::Option<::mcp_rounds::__private::BoxFuture<'_,
+                    ::core::result::Result<::mcp_rounds::__private::Completion, ::mcp_rounds::__private::Error>>>
+            {
+                match __request.argument.as_str() {
+                    #(#completers)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    };
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let count = function.params.len();
@@ -99,6 +136,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             fn uses_rounds() -> bool {
                 false #(|| #uses_rounds)*
             }
+
+            #complete_fns
 
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
                 #state_body

@@ -71,6 +71,13 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         if let Some(rename) = &param.rename {
             errors.error(rename.span(), "resource parameters take their names from the URI template; remove `rename`");
         }
+        let is_variable = param.rust_name.as_ref().is_some_and(|n| variables.contains(n));
+        if let (Some((key, _)), false) = (&param.complete, is_variable) {
+            errors.error(
+                key.span(),
+                "only URI template variables have completions; `complete` goes on a parameter named like one",
+            );
+        }
     }
 
     let ident = &function.ident;
@@ -91,6 +98,34 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     }
     let mut extract = Vec::new();
     let mut states = Vec::new();
+    let mut completers = Vec::new();
+    for param in &function.params {
+        if let (Some((_, path)), Some(variable)) = (&param.complete, &param.rust_name) {
+            let call = quote_spanned! {path.span()=>
+                ::mcp_rounds::__private::Completer::complete(&#path, __request)
+            };
+            completers.push(quote!(#variable => ::core::option::Option::Some(#call),));
+        }
+    }
+    let complete_fns = if completers.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            fn completes() -> bool {
+                true
+            }
+
+            fn complete(&self, __request: ::mcp_rounds::__private::CompletionRequest)
+                -> ::core::option::Option<::mcp_rounds::__private::BoxFuture<'_,
+                    ::core::result::Result<::mcp_rounds::__private::Completion, ::mcp_rounds::__private::Error>>>
+            {
+                match __request.argument.as_str() {
+                    #(#completers)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    };
     for (param, arg) in function.params.iter().zip(&args_idents) {
         let ty = &param.ty;
         let span = ty.span();
@@ -176,6 +211,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             }
 
             #list_fn
+
+            #complete_fns
 
             fn read(&self, __read: ::mcp_rounds::__private::ResourceRead) -> ::mcp_rounds::__private::BoxFuture<'_,
                 ::core::result::Result<::mcp_rounds::__private::Outcome<::mcp_rounds::__private::ReadResourceResult>,

@@ -24,6 +24,8 @@ pub struct Param {
     pub rename: Option<LitStr>,
     /// From `///` or `#[arg(description = "...")]`.
     pub description: Option<String>,
+    /// `#[arg(complete = path)]`: the key (for spans) and the completer.
+    pub complete: Option<(Ident, syn::Path)>,
 }
 
 impl Param {
@@ -118,6 +120,7 @@ impl Function {
                     check_owned(&typed.ty, errors, what);
                     let mut description = doc_text(&typed.attrs);
                     let mut rename = None;
+                    let mut complete = None;
                     for attr in &typed.attrs {
                         if is_doc(attr) {
                             continue;
@@ -135,11 +138,13 @@ impl Function {
                             if let Some(text) = args.string("description", errors) {
                                 description = Some(text.value());
                             }
-                            args.finish("arg", &["rename", "description"], errors);
+                            complete = args.path("complete", errors);
+                            args.finish("arg", &["rename", "description", "complete"], errors);
                         } else {
                             errors.error_spanned(
                                 attr,
-                                "only `///` comments and #[arg(rename = \"...\", description = \"...\")] go on parameters",
+                                "only `///` comments and #[arg(rename = \"...\", description = \"...\", complete = ...)] \
+                                 go on parameters",
                             );
                         }
                     }
@@ -147,7 +152,14 @@ impl Function {
                         Pat::Ident(p) => Some(p.ident.unraw().to_string()),
                         _ => None,
                     };
-                    params.push(Param { pat: typed.pat.clone(), ty: typed.ty.clone(), rust_name, rename, description });
+                    params.push(Param {
+                        pat: typed.pat.clone(),
+                        ty: typed.ty.clone(),
+                        rust_name,
+                        rename,
+                        description,
+                        complete,
+                    });
                 }
             }
         }

@@ -93,6 +93,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         if !name.is_empty() && !names.insert(name.clone()) {
             errors.error(param.pat.span(), format!("two parameters are both named `{name}`"));
         }
+        if let Some((key, _)) = &param.complete {
+            errors.error(
+                key.span(),
+                "tool arguments have no completion; `complete` goes on prompt arguments and resource template variables",
+            );
+        }
     }
     if !errors.is_empty() {
         return function.fail(errors);

@@ -118,6 +118,19 @@ impl ResourceCatalog {
         self.fixed.is_empty() && self.templates.is_empty()
     }
 
+    /// The resource a `ref/resource` names: a template by its exact text, or a fixed URI.
+    pub(crate) fn by_reference(&self, reference: &str) -> Option<&ResourceRoute> {
+        self.templates
+            .iter()
+            .find(|route| route.descriptor.template.as_str() == reference)
+            .or_else(|| normalize(reference).and_then(|uri| self.fixed.get(&uri)))
+    }
+
+    /// Whether any resource completes a variable.
+    pub(crate) fn completes(&self) -> bool {
+        self.templates.iter().any(|route| route.handler.completes())
+    }
+
     /// The resource a normalized URI names.
     pub(crate) fn find(&self, uri: &str) -> Option<Found<'_>> {
         if let Some(route) = self.fixed.get(uri) {

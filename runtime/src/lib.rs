@@ -13,6 +13,7 @@
 
 mod catalog;
 pub mod changes;
+pub mod completion;
 pub mod context;
 mod envelope;
 pub mod error;
@@ -60,15 +61,17 @@ pub mod __private {
     pub use serde_json;
     pub use tokio;
 
+    pub use crate::completion::{Completer, CompletionRequest};
     pub use crate::extract::StateRequirement;
     pub use crate::form::{FieldKey, FieldKind, FieldOptions, Form, FormChoice, FormField, SchemaBuilder, take_field};
     pub use crate::handler::{Handler, IntoHandler};
+    pub use crate::model::Completion;
     pub use crate::model::StringFormat;
     pub use crate::model::{
         CacheHints, CacheScope, CallToolResult, GetPromptResult, Outcome, Prompt, ReadResourceResult, Resource, Tool,
         ToolAnnotations,
     };
-    pub use crate::prompt::{IntoPromptResult, PromptDefinition, PromptGet, PromptParam};
+    pub use crate::prompt::{CompletableArgument, IntoPromptResult, PromptDefinition, PromptGet, PromptParam};
     pub use crate::resource::{
         IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceParam, ResourceRead,
         TemplateValue,

@@ -11,7 +11,10 @@ use crate::context::RequestContext;
 use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
-use crate::model::{JsonObject, PaginatedRequestParams, ReadResourceRequestParams, SubscriptionsListenRequestParams};
+use crate::model::{
+    CompleteRequestParams, CompleteResult, JsonObject, PaginatedRequestParams, ReadResourceRequestParams,
+    SubscriptionsListenRequestParams,
+};
 use crate::prompt::PromptGet;
 use crate::resource::ResourceRead;
 use crate::server::{Call, Inner};
@@ -155,6 +158,11 @@ pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, E
             let mut outcome = handler.read(read).await?;
             stamp(outcome.result_meta_mut(), inner);
             Ok(encode_result(id, &outcome))
+        }
+        "completion/complete" if inner.capabilities.completions.is_some() => {
+            let p: CompleteRequestParams = parse_params(params)?;
+            let completion = crate::completion::answer(inner, p, context()).await?;
+            Ok(encode_result(id, &CompleteResult { completion, meta: inner.result_meta.clone(), ..Default::default() }))
         }
         "subscriptions/listen" => {
             let p: SubscriptionsListenRequestParams = parse_params(params)?;

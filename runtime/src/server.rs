@@ -310,6 +310,7 @@ impl ServerBuilder {
             resources: (!catalog.is_empty())
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             logging: Some(JsonObject::new()),
+            completions: (prompts.iter().any(|r| r.completes) || catalog.completes()).then(JsonObject::new),
             ..Default::default()
         };
 

@@ -5,10 +5,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::completion::CompletionRequest;
 use crate::context::{Principal, RequestContext};
 use crate::error::Error;
 use crate::extract::{FromRequest, State, StateRequirement};
-use crate::model::{ClientCapabilities, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage};
+use crate::model::{
+    ClientCapabilities, Completion, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage,
+};
 use crate::rounds::{Ask, OutcomeContext, Preanswered, Round, RoundDriver, Rounds, Step};
 use crate::server::BuildError;
 use crate::tool::{BoxFuture, Rejection};
@@ -133,6 +136,16 @@ fn declare(name: &str, description: Option<&str>, required: bool) -> Option<Prom
         title: None,
     })
 }
+
+/// A parameter `#[arg(complete = ...)]` may go on: an argument, not an extractor.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt argument, so it has nothing to complete",
+    label = "`complete` goes on String and Option<String> arguments"
+)]
+pub trait CompletableArgument {}
+
+impl CompletableArgument for String {}
+impl CompletableArgument for Option<String> {}
 
 impl PromptParam for String {
     fn argument(name: &str, description: Option<&str>) -> Option<PromptArgument> {
@@ -284,10 +297,21 @@ pub trait PromptDefinition: Send + Sync + 'static {
 
     /// Renders the prompt for one request.
     fn get(&self, get: PromptGet) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, Error>>;
+
+    /// Whether any argument has a completer.
+    fn completes() -> bool {
+        false
+    }
+
+    /// Suggestions for the argument `request.argument`, if it has a completer.
+    fn complete(&self, _request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>> {
+        None
+    }
 }
 
 pub(crate) trait PromptHandler: Send + Sync + 'static {
     fn get(&self, get: PromptGet) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, Error>>;
+    fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>>;
 }
 
 struct Defined<T>(T);
@@ -295,6 +319,10 @@ struct Defined<T>(T);
 impl<T: PromptDefinition> PromptHandler for Defined<T> {
     fn get(&self, get: PromptGet) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, Error>> {
         self.0.get(get)
+    }
+
+    fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>> {
+        self.0.complete(request)
     }
 }
 
@@ -306,6 +334,7 @@ pub struct PromptRoute {
     pub(crate) handler: Arc<dyn PromptHandler>,
     pub(crate) required_state: Vec<StateRequirement>,
     pub(crate) uses_rounds: bool,
+    pub(crate) completes: bool,
 }
 
 impl std::fmt::Debug for PromptRoute {
@@ -326,5 +355,6 @@ pub(crate) fn route_of<T: PromptDefinition>(definition: T) -> Result<PromptRoute
         handler: Arc::new(Defined(definition)),
         required_state: T::required_state(),
         uses_rounds: T::uses_rounds(),
+        completes: T::completes(),
     })
 }

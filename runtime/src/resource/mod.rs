@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 pub use output::IntoReadResult;
 
+use crate::completion::CompletionRequest;
 use crate::context::{Principal, RequestContext};
 use crate::error::Error;
 use crate::extract::{FromRequest, State, StateRequirement};
 use crate::model::{
-    CacheHints, ClientCapabilities, InputResponses, Outcome, ReadResourceResult, Resource, ResourceTemplate,
+    CacheHints, ClientCapabilities, Completion, InputResponses, Outcome, ReadResourceResult, Resource, ResourceTemplate,
 };
 use crate::server::BuildError;
 use crate::tool::BoxFuture;
@@ -96,6 +97,16 @@ pub trait ResourceDefinition: Send + Sync + 'static {
 
     /// Lists the concrete resources of a template for `resources/list`.
     fn list(&self, _context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>> {
+        None
+    }
+
+    /// Whether any template variable has a completer.
+    fn completes() -> bool {
+        false
+    }
+
+    /// Suggestions for the variable `request.argument`, if it has a completer.
+    fn complete(&self, _request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>> {
         None
     }
 }
@@ -211,6 +222,8 @@ pub(crate) trait ResourceHandler: Send + Sync + 'static {
     fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>>;
     fn lists(&self) -> bool;
     fn list(&self, context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>>;
+    fn completes(&self) -> bool;
+    fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>>;
 }
 
 struct Defined<T>(T);
@@ -224,6 +237,12 @@ impl<T: ResourceDefinition> ResourceHandler for Defined<T> {
     }
     fn list(&self, context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>> {
         self.0.list(context)
+    }
+    fn completes(&self) -> bool {
+        T::completes()
+    }
+    fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>> {
+        self.0.complete(request)
     }
 }
 
