@@ -117,7 +117,8 @@ pub fn expand(input: DeriveInput) -> TokenStream {
         let doc = format!("Asks the questions of round `{round}`, carrying its data to the retry.");
         askers.push(quote! {
             #[doc = #doc]
-            #[allow(clippy::too_many_arguments)]
+            // `enum AskName { Name { .. } }` makes `AskName::ask_name`, which is what it means.
+            #[allow(clippy::too_many_arguments, clippy::self_named_constructors)]
             #vis fn #asker(#(#params),*) -> ::mcp_rounds::Ask<Self> {
                 let __ask = ::mcp_rounds::Ask::new(#round, #single_use);
                 #(#carries)*

@@ -156,11 +156,29 @@ mod sqlite {
         StoreError(e.to_string())
     }
 
+    /// Runs `op`, again while another process holds the lock it needs. Switching the journal
+    /// mode and creating the schema can fail with "database is locked" at once, without the
+    /// busy handler, when two processes open a new file together.
+    fn when_unlocked<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> Result<T, StoreError> {
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        loop {
+            match op() {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                other => return other.map_err(error),
+            }
+        }
+    }
+
     fn connect(path: &Path) -> Result<Connection, StoreError> {
         let conn = Connection::open(path).map_err(error)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(error)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(error)?;
+        when_unlocked(|| conn.pragma_update(None, "journal_mode", "WAL"))?;
+        when_unlocked(|| conn.pragma_update(None, "synchronous", "NORMAL"))?;
         Ok(conn)
     }
 
@@ -175,14 +193,15 @@ mod sqlite {
         pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
             let path = path.as_ref().to_path_buf();
             let conn = connect(&path)?;
-            conn.execute_batch(
-                "CREATE TABLE IF NOT EXISTS mcp_rounds_nonces (
-                     nonce BLOB PRIMARY KEY,
-                     expires_at INTEGER NOT NULL
-                 ) WITHOUT ROWID;
-                 CREATE INDEX IF NOT EXISTS mcp_rounds_nonces_expiry ON mcp_rounds_nonces (expires_at);",
-            )
-            .map_err(error)?;
+            when_unlocked(|| {
+                conn.execute_batch(
+                    "CREATE TABLE IF NOT EXISTS mcp_rounds_nonces (
+                         nonce BLOB PRIMARY KEY,
+                         expires_at INTEGER NOT NULL
+                     ) WITHOUT ROWID;
+                     CREATE INDEX IF NOT EXISTS mcp_rounds_nonces_expiry ON mcp_rounds_nonces (expires_at);",
+                )
+            })?;
             Ok(SqliteReplayStore { path, idle: Arc::new(Mutex::new(vec![conn])) })
         }
 
@@ -359,6 +378,30 @@ mod tests {
         // A second handle (as another process would open) sees the same claims.
         let again = SqliteReplayStore::open(&path).unwrap();
         assert!(again.is_claimed([1u8; 16]).await.unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn many_opening_one_new_file_together_all_succeed() {
+        let dir = std::env::temp_dir().join(format!("mcp-rounds-replay-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for round in 0..20 {
+            let path = dir.join(format!("state-{round}.sqlite3"));
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+            let openers: Vec<_> = (0..8)
+                .map(|_| {
+                    let (path, barrier) = (path.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        SqliteReplayStore::open(&path).map(drop)
+                    })
+                })
+                .collect();
+            for opener in openers {
+                opener.join().unwrap().unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the workspace-level tests: a stdio server process driven line by line,
-//! and the Python environment that holds the reference client.
+//! the Python environment that holds the reference client, and the official conformance suite.
 
+pub mod conformance;
 pub mod http;
 pub mod python;
 pub mod stdio;

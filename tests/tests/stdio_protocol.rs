@@ -240,6 +240,7 @@ fn tools_list_and_call() {
             "announce",
             "echo",
             "fail",
+            "listeners",
             "needs_form",
             "notes_delete",
             "notes_summarize",

@@ -1,5 +1,7 @@
 //! Content blocks: what tool results, prompt messages and sampling messages are made of.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
 use super::{JsonObject, Resource, ResourceContents};
@@ -24,6 +26,54 @@ impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text(TextContent::new(text))
+    }
+
+    /// An image from its bytes, e.g. `ContentBlock::image(&png, "image/png")`.
+    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        ContentBlock::Image(ImageContent {
+            data: STANDARD.encode(bytes),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// Audio from its bytes, e.g. `ContentBlock::audio(&wav, "audio/wav")`.
+    pub fn audio(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        ContentBlock::Audio(AudioContent {
+            data: STANDARD.encode(bytes),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// A text resource inline.
+    pub fn embedded_text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+        ContentBlock::Resource(EmbeddedResource {
+            resource: ResourceContents::Text(super::TextResourceContents {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                text: text.into(),
+                meta: None,
+            }),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    /// A binary resource inline, from its bytes.
+    pub fn embedded_blob(uri: impl Into<String>, mime_type: impl Into<String>, bytes: &[u8]) -> Self {
+        ContentBlock::Resource(EmbeddedResource {
+            resource: ResourceContents::Blob(super::BlobResourceContents {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                blob: STANDARD.encode(bytes),
+                meta: None,
+            }),
+            annotations: None,
+            meta: None,
+        })
     }
 
     /// The text, if this is a text block.

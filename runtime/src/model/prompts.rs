@@ -109,6 +109,11 @@ pub struct PromptMessage {
 }
 
 impl PromptMessage {
+    /// A message of any content, e.g. `PromptMessage::new(Role::User, ContentBlock::image(&png, "image/png"))`.
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        PromptMessage { role, content }
+    }
+
     /// A user message with text.
     pub fn user(text: impl Into<String>) -> Self {
         PromptMessage { role: Role::User, content: ContentBlock::text(text) }

@@ -212,7 +212,7 @@ impl<R: Rounds> PromptParam for Round<R> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[prompt]",
     label = "not prompt messages",
-    note = "return Vec<PromptMessage>, PromptMessage, String (one user message) or GetPromptResult, \
+    note = "return Vec<PromptMessage>, PromptMessage, String or &str (one user message), GetPromptResult, \
             optionally inside Result<_, mcp_rounds::Error>, or Step<R, _> for a prompt with rounds"
 )]
 pub trait IntoPromptResult {
@@ -238,6 +238,12 @@ impl IntoPromptResult for PromptMessage {
 impl IntoPromptResult for String {
     fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
         PromptMessage::user(self).into_prompt_result(context)
+    }
+}
+
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self, context: &OutcomeContext<'_>) -> Result<Outcome<GetPromptResult>, Error> {
+        self.to_owned().into_prompt_result(context)
     }
 }
 
