@@ -49,6 +49,13 @@ impl HttpProcess {
     }
 }
 
+impl HttpProcess {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for HttpProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
