@@ -18,14 +18,19 @@ use crate::model::{
 };
 use crate::server::Inner;
 
-/// The part of `filter` this server can honour: kinds it offers, and URIs of resources it has.
-fn accept(inner: &Inner, filter: &SubscriptionFilter) -> SubscriptionFilter {
+/// The part of `filter` this server can honour: kinds it offers, and URIs of resources it has
+/// that this caller may follow.
+fn accept(inner: &Inner, filter: &SubscriptionFilter, context: &RequestContext) -> SubscriptionFilter {
     let wanted = |flag: Option<bool>, offered: bool| (flag == Some(true) && offered).then_some(true);
     let uris: Vec<String> = filter
         .resource_subscriptions
         .iter()
         .flatten()
-        .filter(|uri| crate::uri::normalize(uri).is_some_and(|normalized| inner.resources.find(&normalized).is_some()))
+        .filter(|uri| {
+            crate::uri::normalize(uri).is_some_and(|normalized| {
+                inner.resources.find(&normalized).is_some() && (inner.subscriptions)(context, &normalized)
+            })
+        })
         .cloned()
         .collect();
     SubscriptionFilter {
@@ -52,7 +57,7 @@ pub(crate) async fn listen(
         tracing::error!("subscriptions/listen reached a transport without a notification stream");
         return Err(Error::internal());
     };
-    let accepted = accept(inner, &filter);
+    let accepted = accept(inner, &filter, &context);
     let subscribed: Vec<String> = accepted
         .resource_subscriptions
         .iter()

@@ -11,7 +11,7 @@ use tracing::Instrument as _;
 
 use crate::catalog::ResourceCatalog;
 use crate::changes::Changes;
-use crate::context::{Notifier, Principal, Shared};
+use crate::context::{Notifier, Principal, RequestContext, Shared};
 use crate::error::{Error, ErrorCode};
 use crate::extract::{StateMap, StateRequirement};
 use crate::handler::{Handler, HandlerKind};
@@ -117,7 +117,11 @@ pub struct ServerBuilder {
     templates_cache: CacheHints,
     resources_cache: Option<CacheHints>,
     stamp_server_info: bool,
+    subscriptions: SubscriptionPolicy,
 }
+
+/// Decides which resource URIs a listener may subscribe to.
+pub(crate) type SubscriptionPolicy = Arc<dyn Fn(&RequestContext, &str) -> bool + Send + Sync>;
 
 impl std::fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -145,6 +149,7 @@ impl ServerBuilder {
             templates_cache: STATIC_LIST_CACHE,
             resources_cache: None,
             stamp_server_info: true,
+            subscriptions: Arc::new(|_, _| true),
         }
     }
 
@@ -208,6 +213,19 @@ impl ServerBuilder {
     /// store between every instance that serves the same tools.
     pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
         self.rounds.store = Arc::new(store);
+        self
+    }
+
+    /// Which resources a listener may subscribe to: `allow(context, uri)` sees the request and
+    /// the normalized URI, and a URI it refuses is left out of the acknowledged filter (the
+    /// client learns nothing about whether it exists). By default every resource the server
+    /// serves may be subscribed to; a server whose resources belong to someone should check
+    /// here exactly what its reads check.
+    pub fn authorize_subscriptions(
+        mut self,
+        allow: impl Fn(&RequestContext, &str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.subscriptions = Arc::new(allow);
         self
     }
 
@@ -358,6 +376,7 @@ impl ServerBuilder {
                 prompts: prompt_routes,
                 prompt_list,
                 resources: catalog,
+                subscriptions: self.subscriptions,
             }),
         })
     }
@@ -427,6 +446,7 @@ pub(crate) struct Inner {
     pub(crate) prompts: HashMap<Box<str>, PromptRoute>,
     pub(crate) prompt_list: RenderedList,
     pub(crate) resources: ResourceCatalog,
+    pub(crate) subscriptions: SubscriptionPolicy,
 }
 
 /// The encoded answer to one request, with the error code when it is an error (transports

@@ -4,7 +4,7 @@
 use mcp_rounds::form::FormRequest;
 use mcp_rounds::model::{ClientCapabilities, GetPromptResult, Outcome};
 use mcp_rounds::request_state::{KeyRing, StateKey};
-use mcp_rounds::rounds::{Elicitation, Preanswered, Round, Step};
+use mcp_rounds::rounds::{Elicitation, IdempotencyKey, Preanswered, Round, Step};
 use mcp_rounds::testing::TestClient;
 use mcp_rounds::{BuildError, Error, Form, Rounds, Server, handlers, prompt, tool};
 use serde_json::{Value, json};
@@ -70,10 +70,20 @@ fn greet(round: Round<Greeting>, mut early: Preanswered) -> Result<Step<Greeting
     }))
 }
 
+/// Reports the idempotency key of each call (asking once so that there is a state).
+#[tool(read_only)]
+fn keyed(round: Round<Greeting>, key: IdempotencyKey) -> Step<Greeting, String> {
+    match round {
+        Round::Start if key.get().is_none() => Greeting::ask_ask_name(name_form()).into(),
+        Round::Start => Step::Done("a first call has no key".into()),
+        Round::Resumed(_) => Step::Done(key.get().expect("a verified state has a key").to_owned()),
+    }
+}
+
 fn server() -> Server {
     Server::builder("prompt-rounds", "1.0.0")
         .state_keys(KeyRing::new([StateKey::new("k", &[7u8; 32]).unwrap()]).unwrap())
-        .handlers(handlers![briefing, greet])
+        .handlers(handlers![briefing, greet, keyed])
         .build()
         .unwrap()
 }
@@ -233,4 +243,31 @@ async fn answers_sent_up_front_complete_the_first_call() {
 fn prompts_with_rounds_need_keys() {
     let err = Server::builder("s", "1").handlers(handlers![briefing]).build().unwrap_err();
     assert_eq!(err, BuildError::NoStateKeys("briefing".into()));
+}
+
+#[tokio::test]
+async fn an_idempotency_key_names_one_state_every_time_it_is_presented() {
+    let server = server();
+    let client = client(&server);
+    let answer = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
+    let mut keys = Vec::new();
+    let mut states = Vec::new();
+    for _ in 0..2 {
+        let asked = client.call_tool_outcome("keyed", json!({})).await.unwrap();
+        let state = asked.input_required().expect("asks first").request_state.clone().unwrap();
+        for _ in 0..2 {
+            let done = client.call_tool_resume("keyed", json!({}), answer.clone(), &state).await.unwrap();
+            let Outcome::Complete(result) = done else { panic!("completes") };
+            keys.push(result.content[0].as_text().unwrap().to_owned());
+        }
+        states.push(state);
+    }
+    assert_eq!(keys[0], keys[1], "the same state gives the same key");
+    assert_eq!(keys[2], keys[3]);
+    assert_ne!(keys[0], keys[2], "another state gives another key");
+    assert!(keys.iter().all(|k| k.len() == 32 && k.chars().all(|c| c.is_ascii_hexdigit())), "{keys:?}");
+
+    // A tampered state has no key, and the round refuses it.
+    let err = client.call_tool_resume("keyed", json!({}), answer, &format!("{}x", states[0])).await.unwrap_err();
+    assert_eq!(err.code, -32602);
 }

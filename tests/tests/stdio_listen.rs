@@ -137,3 +137,24 @@ fn progress_goes_to_the_request_that_asked_for_it() {
     server.send(&request(json!("q"), "tools/call", json!({"name": "progress", "arguments": {"steps": 3}})));
     assert!(until_response(&mut server, json!("q")).is_empty());
 }
+
+#[test]
+fn resources_the_caller_may_not_follow_are_left_out_of_the_acknowledgement() {
+    let mut server = fixture();
+    server.send(&listen(
+        json!("mine"),
+        json!({"resourceSubscriptions": ["fixture://items/private", "fixture://items/2"]}),
+    ));
+    let ack = server.recv();
+    assert_eq!(ack["params"]["notifications"], json!({"resourceSubscriptions": ["fixture://items/2"]}));
+    // Nothing about the refused one arrives, even when it changes.
+    server.send(&announce(1, "updated", Some("fixture://items/private")));
+    server.send(&announce(2, "updated", Some("fixture://items/2")));
+    let mut seen = until_response(&mut server, json!(2));
+    while let Some(late) = server.try_recv(Duration::from_millis(300)) {
+        seen.push(late);
+    }
+    let updates: Vec<&Value> = seen.iter().filter(|m| m["method"] == "notifications/resources/updated").collect();
+    assert_eq!(updates.len(), 1, "{seen:?}");
+    assert_eq!(updates[0]["params"]["uri"], "fixture://items/2");
+}

@@ -227,6 +227,14 @@ impl RoundDriver {
         })
     }
 
+    /// The nonce of the echoed state if it verifies, without decoding its round.
+    pub(crate) fn verified_nonce(&self) -> Option<[u8; 16]> {
+        let token = self.request_state.as_deref()?;
+        let keys = self.context.rounds().keys.as_ref()?;
+        let binding = self.binding().ok()?;
+        verify(keys, token, &binding, SystemTime::now()).ok().map(|claims| claims.nonce)
+    }
+
     /// Resumes the round a state names, or starts.
     pub(crate) fn resume<R: Rounds>(&mut self) -> Result<Round<R>, Rejection> {
         let Some(token) = self.request_state.clone() else { return Ok(Round::Start) };

@@ -309,7 +309,11 @@ fn server(options: Options) -> Server {
         .state(NotesDir(options.notes))
         .state_keys(keys)
         .handlers(handlers![add, echo, fail, sleep, panic, announce, progress, listeners])
-        .tool(needs_form());
+        .tool(needs_form())
+        // Item "private" may be followed only by a signed-in caller.
+        .authorize_subscriptions(|context, uri| {
+            uri != "fixture://items/private" || !context.principal().is_anonymous()
+        });
     let builder = match options.replay_db {
         Some(path) => builder.replay_store(SqliteReplayStore::open(path).expect("the replay store opens")),
         None => builder.replay_store(MemoryReplayStore::default()),
