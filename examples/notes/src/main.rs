@@ -1,13 +1,25 @@
 //! The notes example server: `notes-server [--data DIR] [--listen HOST:PORT | --stdio] [--database URL]`.
 
-mod notes;
+mod app;
+mod config;
+mod delete;
+mod resources;
+mod scope;
 mod seed;
+mod store;
+mod summarize;
+mod tools;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 use clap::Parser;
+use mcp_rounds::replay::{ReplayStore, SqliteReplayStore};
+use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::stdio::Stdio;
+use mcp_rounds::{Principal, Server};
 
 /// A notes server for MCP clients, built with mcp-rounds.
 #[derive(Debug, Parser)]
@@ -16,15 +28,31 @@ struct Args {
     /// Where everything the server keeps lives; created and seeded on first start.
     #[arg(long, value_name = "DIR", default_value = "./notes-data")]
     data: PathBuf,
-    /// Serve Streamable HTTP on HOST:PORT (MCP endpoint at /mcp).
+    /// Serve Streamable HTTP on HOST:PORT, MCP endpoint at /mcp (the default, on 127.0.0.1:8787).
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "stdio")]
     listen: Option<String>,
-    /// Serve newline-delimited JSON-RPC on stdin and stdout.
+    /// Serve newline-delimited JSON-RPC on stdin and stdout instead.
     #[arg(long)]
     stdio: bool,
-    /// Where the replay store lives (default: DIR/state.sqlite3).
+    /// Where the replay store lives: a file path or sqlite:// URL (default DIR/state.sqlite3).
     #[arg(long, value_name = "URL")]
     database: Option<String>,
+}
+
+/// Where single-use states are claimed.
+enum Database {
+    Sqlite(PathBuf),
+}
+
+fn database(args: &Args) -> Result<Database, String> {
+    let Some(url) = &args.database else { return Ok(Database::Sqlite(args.data.join("state.sqlite3"))) };
+    if let Some(path) = url.strip_prefix("sqlite://") {
+        return Ok(Database::Sqlite(PathBuf::from(path)));
+    }
+    match url.split_once("://") {
+        Some((scheme, _)) => Err(format!("--database: {scheme}:// is not a store this server can use")),
+        None => Ok(Database::Sqlite(PathBuf::from(url))),
+    }
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -32,48 +60,124 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn main() -> ExitCode {
-    let args = match Args::try_parse() {
-        Ok(args) => args,
+fn parse_args() -> Result<Args, ExitCode> {
+    match Args::try_parse() {
+        Ok(args) => Ok(args),
         Err(err) if !err.use_stderr() => {
             // --help and --version.
             let _ = err.print();
-            return ExitCode::SUCCESS;
+            Err(ExitCode::SUCCESS)
         }
         Err(err) => {
             let text = err.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            return fail(format!("{first} (try --help)"));
+            Err(fail(format!("{first} (try --help)")))
         }
-    };
-    if !args.stdio {
-        let address = args.listen.as_deref().unwrap_or("127.0.0.1:8787");
-        return fail(format!("Streamable HTTP (--listen {address}) is not available in this build yet; use --stdio"));
     }
-    if let Some(url) = &args.database {
-        return fail(format!("--database {url}: only the embedded default store is available in this build"));
-    }
+}
 
+fn hex_nonce(key: &str) -> Option<[u8; 16]> {
+    let mut nonce = [0u8; 16];
+    if key.len() != 32 {
+        return None;
+    }
+    for (i, byte) in nonce.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(key.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(nonce)
+}
+
+/// Deletes whose confirmation was never recorded (a crash between the delete and the claim)
+/// are recorded now, so that their states are refused from here on.
+async fn recover(config: &config::Config, store: &dyn ReplayStore) {
+    let keep = app::trash_retention(config.state_ttl);
+    for workspace in &config.workspaces {
+        for key in store::trashed_keys(workspace, keep) {
+            let Some(nonce) = hex_nonce(&key) else { continue };
+            match store.begin(nonce, SystemTime::now() + config.state_ttl).await {
+                Ok(Some(claim)) => {
+                    if let Err(e) = claim.commit().await {
+                        tracing::warn!(error = %e, "cannot record a finished delete");
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "cannot record a finished delete"),
+            }
+        }
+    }
+}
+
+async fn serve(args: Args, config: config::Config, server: Server) -> Result<(), String> {
+    if args.stdio {
+        let principal = config.stdio_principal.as_deref().map_or_else(Principal::anonymous, Principal::new);
+        return Stdio::new().principal(principal).serve(&server).await.map_err(|e| format!("stdio: {e}"));
+    }
+    let address = args.listen.as_deref().unwrap_or("127.0.0.1:8787");
+    let tokens = config
+        .tokens
+        .iter()
+        .fold(BearerTokens::new(), |tokens, (token, principal)| tokens.token(token.as_str(), principal.as_str()));
+    let bound = Http::new(tokens).bind(address).await.map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    eprintln!("listening on http://{}/mcp", bound.local_addr());
+    bound.serve(&server, shutdown_signal()).await.map_err(|e| format!("http: {e}"))
+}
+
+async fn shutdown_signal() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async { match terminate.as_mut() { Some(s) => { s.recv().await; } None => std::future::pending().await } } => {}
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    // Everything that can be refused is checked before the data directory is touched.
+    let database = match database(&args) {
+        Ok(database) => database,
+        Err(problem) => return fail(problem),
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("NOTES_LOG").unwrap_or_else(|_| "info".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("NOTES_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
 
     if let Err(err) = seed::ensure(&args.data) {
         return fail(format!("cannot prepare data directory {}: {err}", args.data.display()));
     }
-    let server = match notes::server(&args.data) {
-        Ok(server) => server,
-        Err(err) => return fail(err),
+    let config = match config::load(&args.data) {
+        Ok(config) => config,
+        Err(problem) => return fail(problem),
+    };
+    let store = match database {
+        Database::Sqlite(path) => match SqliteReplayStore::open(&path) {
+            Ok(store) => store,
+            Err(e) => return fail(format!("cannot open the replay store {}: {e}", path.display())),
+        },
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => return fail(format!("cannot start the runtime: {err}")),
     };
-    match runtime.block_on(Stdio::new().serve(&server)) {
+    runtime.block_on(recover(&config, &store));
+    let server = match app::server(&config, store) {
+        Ok(server) => server,
+        Err(problem) => return fail(problem),
+    };
+    let _watch = match watch::start(&config.workspaces, server.changes()) {
+        Ok(watch) => Some(watch),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot watch the workspaces; changes made outside this server go unannounced");
+            None
+        }
+    };
+    match runtime.block_on(serve(args, config, server)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            tracing::error!(error = %err, "stdio transport failed");
+        Err(problem) => {
+            eprintln!("notes-server: {problem}");
             ExitCode::FAILURE
         }
     }

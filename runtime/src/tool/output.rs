@@ -11,7 +11,9 @@ use crate::rounds::OutcomeContext;
 use crate::schema::root_schema;
 
 /// A tool's own failure: reported to the model as a result with `isError: true`, so that it
-/// can read what went wrong and try again. Any error converts into one with `?`.
+/// can read what went wrong and try again. Any error converts into one with `?`, except the
+/// framework's own [`Error`]: that stays a protocol error (a bad answer to a round is -32602,
+/// not a message to the model).
 ///
 /// ```
 /// use mcp_rounds::{ToolError, tool};
@@ -27,36 +29,63 @@ use crate::schema::root_schema;
 /// }
 /// ```
 pub struct ToolError {
-    message: String,
+    failure: Failure,
+}
+
+enum Failure {
+    Message(String),
+    Protocol(Error),
 }
 
 impl ToolError {
     /// A failure with this message for the model.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into() }
+        ToolError { failure: Failure::Message(message.into()) }
     }
 
     /// The message.
     pub fn message(&self) -> &str {
-        &self.message
+        match &self.failure {
+            Failure::Message(message) => message,
+            Failure::Protocol(error) => error.message(),
+        }
+    }
+
+    /// The protocol error this carries, if it is one rather than a message for the model.
+    pub fn as_protocol(&self) -> Option<&Error> {
+        match &self.failure {
+            Failure::Protocol(error) => Some(error),
+            Failure::Message(_) => None,
+        }
     }
 }
 
-impl<E: std::error::Error> From<E> for ToolError {
+impl<E: std::error::Error + 'static> From<E> for ToolError {
     fn from(error: E) -> Self {
-        ToolError::new(error.to_string())
+        // A framework error keeps its code: `?` on it must not turn -32602 into a message.
+        let any: Box<dyn std::any::Any> = Box::new(error);
+        match any.downcast::<Error>() {
+            Ok(error) => ToolError { failure: Failure::Protocol(*error) },
+            Err(other) => {
+                let error = other.downcast::<E>().expect("it was an E");
+                ToolError::new(error.to_string())
+            }
+        }
     }
 }
 
 impl fmt::Debug for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("ToolError").field(&self.message).finish()
+        match &self.failure {
+            Failure::Message(message) => f.debug_tuple("ToolError").field(message).finish(),
+            Failure::Protocol(error) => f.debug_tuple("ToolError").field(error).finish(),
+        }
     }
 }
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(self.message())
     }
 }
 
@@ -184,7 +213,10 @@ pub trait IntoToolError {
 
 impl IntoToolError for ToolError {
     fn into_tool_error(self) -> Result<Outcome<CallToolResult>, Error> {
-        Ok(CallToolResult::error(self.message).into())
+        match self.failure {
+            Failure::Message(message) => Ok(CallToolResult::error(message).into()),
+            Failure::Protocol(error) => Err(error),
+        }
     }
 }
 

@@ -1,0 +1,79 @@
+//! The server: its shared state and every tool, resource and prompt registered on it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_rounds::replay::ReplayStore;
+use mcp_rounds::{Principal, Server, ToolError, handlers};
+
+use crate::config::{Config, Provider};
+use crate::scope::{Scope, ScopeError, Workspace};
+use crate::store::NoteError;
+use crate::summarize::{BuiltinModel, Model};
+
+/// What every handler shares.
+pub struct Notes {
+    /// Who may use which workspace.
+    pub scope: Scope,
+    /// Which model `summarize_notes` uses.
+    pub provider: Provider,
+    /// The server's own model, for `provider = "builtin"`.
+    pub model: Arc<dyn Model>,
+}
+
+impl Notes {
+    /// The workspace a `workspaceUri` argument names, or the tool error that says it may not be
+    /// used (the same for a missing, foreign or escaping workspace).
+    pub fn workspace(&self, principal: &Principal, uri: &str) -> Result<Arc<Workspace>, ToolError> {
+        self.scope.workspace(principal, uri).map_err(|e| match e {
+            ScopeError::NotAFileUri => ToolError::new(format!("{e}; got {uri:?}")),
+            ScopeError::NotAuthorized => ToolError::new(format!("{uri}: {e}")),
+        })
+    }
+}
+
+/// A note operation's failure as the model sees it; file-system details stay in the log.
+pub fn note_error(e: NoteError) -> ToolError {
+    if let NoteError::Io(io) = &e {
+        tracing::warn!(error = %io, "note operation failed");
+    }
+    ToolError::new(e.to_string())
+}
+
+const INSTRUCTIONS: &str = "Notes are Markdown files in workspaces; every tool takes the workspace as a file:// URI \
+(workspaceUri). Find notes with notes_list, read one with notes_read, write with notes_create and notes_edit. \
+notes_delete asks the user which matching note to delete and to confirm; summarize_notes asks the model to pick \
+representative notes, then to summarize them. Each note is also a resource, notes://{workspace}/{id}.";
+
+/// The server over `config`, claiming single-use states in `store`.
+pub fn server(config: &Config, store: impl ReplayStore) -> Result<Server, String> {
+    let notes = Notes { scope: config.scope.clone(), provider: config.provider, model: Arc::new(BuiltinModel) };
+    Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
+        .instructions(INSTRUCTIONS)
+        .state(notes)
+        .state_keys(config.keys.clone())
+        .state_ttl(config.state_ttl)
+        .replay_store(store)
+        .handlers(handlers![
+            crate::tools::notes_list,
+            crate::tools::notes_read,
+            crate::tools::notes_create,
+            crate::tools::notes_edit,
+            crate::delete::notes_delete,
+            crate::summarize::summarize_notes,
+            crate::resources::note,
+            crate::resources::review_note,
+        ])
+        // Following a note is reading it: the same authorization.
+        .authorize_subscriptions(|context, uri| {
+            context.state::<Notes>().is_some_and(|notes| notes.scope.may_read(context.principal(), uri))
+        })
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// How long a deleted note stays in its workspace's `.trash`: longer than any state that
+/// could still confirm its delete.
+pub fn trash_retention(state_ttl: Duration) -> Duration {
+    state_ttl.max(Duration::from_secs(86_400))
+}

@@ -1,0 +1,218 @@
+//! `DIR/config.toml`: the principals, their bearer tokens and workspaces, the principal of
+//! stdio, the keys that sign `requestState`, and which model `summarize_notes` uses.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_rounds::request_state::{KeyRing, StateKey};
+use serde::Deserialize;
+
+use crate::scope::{Scope, Workspace, file_uri_path};
+
+/// Which model `summarize_notes` asks.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// The client's model, through sampling rounds.
+    #[default]
+    Sampling,
+    /// The server's own (built-in, deterministic) summarizer: no rounds at all.
+    Builtin,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    stdio_principal: Option<String>,
+    #[serde(default)]
+    principals: BTreeMap<String, PrincipalEntry>,
+    state: StateEntry,
+    #[serde(default)]
+    model: ModelEntry,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrincipalEntry {
+    token: Option<String>,
+    #[serde(default)]
+    workspaces: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateEntry {
+    #[serde(default = "default_ttl")]
+    ttl_seconds: u64,
+    keys: Vec<KeyEntry>,
+}
+
+fn default_ttl() -> u64 {
+    300
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyEntry {
+    id: String,
+    secret: String,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelEntry {
+    #[serde(default)]
+    provider: Provider,
+}
+
+/// The configuration, checked: every workspace exists, every token is unique.
+#[derive(Debug)]
+pub struct Config {
+    /// Who may use which workspace.
+    pub scope: Scope,
+    /// Bearer token → principal, for HTTP.
+    pub tokens: Vec<(String, String)>,
+    /// The principal of a stdio session, if any.
+    pub stdio_principal: Option<String>,
+    /// The keys that sign and verify `requestState`; the first one signs.
+    pub keys: KeyRing,
+    /// How long a state stays valid.
+    pub state_ttl: Duration,
+    /// The model `summarize_notes` uses.
+    pub provider: Provider,
+    /// Every workspace, once.
+    pub workspaces: Vec<Arc<Workspace>>,
+}
+
+/// Reads and checks `DIR/config.toml`. The error is one line naming the problem.
+pub fn load(dir: &Path) -> Result<Config, String> {
+    let path = dir.join("config.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file: File = toml::from_str(&text)
+        .map_err(|e| format!("{}: {}", path.display(), e.message().lines().next().unwrap_or("invalid TOML")))?;
+    check(file).map_err(|problem| format!("{}: {problem}", path.display()))
+}
+
+fn check(file: File) -> Result<Config, String> {
+    if file.state.keys.is_empty() {
+        return Err("[state] needs at least one key to sign requestState".into());
+    }
+    let keys = file
+        .state
+        .keys
+        .iter()
+        .map(|k| StateKey::from_base64(k.id.clone(), &k.secret).map_err(|e| format!("state key {:?}: {e}", k.id)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let keys = KeyRing::new(keys).map_err(|e| format!("[state] keys: {e}"))?;
+    if file.state.ttl_seconds == 0 || file.state.ttl_seconds > 86_400 {
+        return Err("[state] ttl_seconds must be between 1 and 86400".into());
+    }
+
+    let mut workspaces: Vec<Arc<Workspace>> = Vec::new();
+    let mut scope = Scope::default();
+    let mut tokens = Vec::new();
+    let mut seen_tokens = HashSet::new();
+    for (name, entry) in &file.principals {
+        if let Some(token) = &entry.token {
+            if token.len() < 16 {
+                return Err(format!("principal {name:?}: a token needs at least 16 characters"));
+            }
+            if !seen_tokens.insert(token.clone()) {
+                return Err(format!("principal {name:?}: its token is another principal's too"));
+            }
+            tokens.push((token.clone(), name.clone()));
+        }
+        let mut granted = Vec::new();
+        for uri in &entry.workspaces {
+            let path = file_uri_path(uri)
+                .ok_or_else(|| format!("principal {name:?}: workspace {uri:?} is not a file:// URI"))?;
+            let existing = workspaces.iter().find(|w| w.path == path).cloned();
+            let workspace = match existing {
+                Some(workspace) => workspace,
+                None => {
+                    let root = std::fs::canonicalize(&path)
+                        .map_err(|e| format!("principal {name:?}: workspace {uri:?}: {e}"))?;
+                    if !root.is_dir() {
+                        return Err(format!("principal {name:?}: workspace {uri:?} is not a directory"));
+                    }
+                    let slug = path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .filter(|s| crate::scope::is_note_id(s))
+                        .ok_or_else(|| {
+                            format!("workspace {uri:?}: its directory name must be letters, digits, - or _")
+                        })?;
+                    if workspaces.iter().any(|w| w.slug == slug) {
+                        return Err(format!("two workspaces are both named {slug:?}; note URIs need them apart"));
+                    }
+                    let workspace = Arc::new(Workspace { slug, uri: format!("file://{}", path.display()), path, root });
+                    workspaces.push(workspace.clone());
+                    workspace
+                }
+            };
+            granted.push(workspace);
+        }
+        scope.grant(name, granted);
+    }
+    if let Some(principal) = &file.stdio_principal
+        && !file.principals.contains_key(principal)
+    {
+        return Err(format!("stdio_principal {principal:?} is not among [principals]"));
+    }
+    Ok(Config {
+        scope,
+        tokens,
+        stdio_principal: file.stdio_principal,
+        keys,
+        state_ttl: Duration::from_secs(file.state.ttl_seconds),
+        provider: file.model.provider,
+        workspaces,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        check(toml::from_str(text).map_err(|e| e.to_string())?)
+    }
+
+    fn key() -> String {
+        format!("[[state.keys]]\nid = \"k1\"\nsecret = \"{}\"\n", StateKey::generate_secret())
+    }
+
+    #[test]
+    fn a_minimal_config_reads() {
+        let dir = std::env::temp_dir();
+        let text = format!(
+            "stdio_principal = \"demo\"\n[principals.demo]\ntoken = \"0123456789abcdef\"\nworkspaces = [\"file://{}\"]\n{}",
+            dir.display(),
+            key()
+        );
+        let config = parse(&text).unwrap();
+        assert_eq!(config.tokens, [("0123456789abcdef".to_owned(), "demo".to_owned())]);
+        assert_eq!(config.state_ttl, Duration::from_secs(300));
+        assert_eq!(config.provider, Provider::Sampling);
+        assert_eq!(config.workspaces.len(), 1);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let cases = [
+            ("[state]\nkeys = []\n", "at least one key"),
+            (&format!("stdio_principal = \"ghost\"\n{}", key()), "not among [principals]"),
+            (&format!("[principals.a]\ntoken = \"short\"\n{}", key()), "at least 16 characters"),
+            (&format!("[principals.a]\nworkspaces = [\"https://x/y\"]\n{}", key()), "not a file:// URI"),
+            (&format!("[principals.a]\nworkspaces = [\"file:///no/such/dir\"]\n{}", key()), "No such file"),
+            (&format!("[model]\nprovider = \"oracle\"\n{}", key()), "unknown variant"),
+            (&format!("surprise = 1\n{}", key()), "unknown field"),
+        ];
+        for (text, expected) in cases {
+            let err = parse(text).map(|_| ()).unwrap_err();
+            assert!(err.contains(expected), "{text}\n→ {err}");
+        }
+    }
+}
