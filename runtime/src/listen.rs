@@ -5,7 +5,7 @@
 
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::changes::ChangeEvent;
+use crate::changes::{ChangeEvent, Signal};
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::jsonrpc::{RequestId, encode_notification, encode_result};
@@ -77,6 +77,14 @@ pub(crate) async fn listen(
             () = context.cancellation().cancelled() => return Err(Error::internal()),
             () = context.shutdown().cancelled() => break,
             event = events.recv() => event,
+        };
+        let event = match event {
+            Ok(Signal::Event(event, _)) => Ok(event),
+            Ok(Signal::Resync) => {
+                tracing::debug!(%id, "events may have been missed; ending the stream so its client re-reads");
+                break;
+            }
+            Err(e) => Err(e),
         };
         let message = match event {
             Ok(ChangeEvent::ToolsListChanged) if accepted.tools_list_changed == Some(true) => {

@@ -3,6 +3,7 @@
 
 pub mod conformance;
 pub mod http;
+pub mod postgres;
 pub mod python;
 pub mod stdio;
 

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Parser;
-use mcp_rounds::replay::{ReplayStore, SqliteReplayStore};
+use mcp_rounds::changes::PostgresFanOut;
+use mcp_rounds::replay::{PostgresReplayStore, ReplayStore, SqliteReplayStore};
 use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{Principal, Server};
@@ -34,7 +35,9 @@ struct Args {
     /// Serve newline-delimited JSON-RPC on stdin and stdout instead.
     #[arg(long)]
     stdio: bool,
-    /// Where the replay store lives: a file path or sqlite:// URL (default DIR/state.sqlite3).
+    /// Where the replay store lives: postgres://user:password@host/db to share it between
+    /// instances on many machines, or an SQLite file (a path or sqlite://PATH; default
+    /// DIR/state.sqlite3).
     #[arg(long, value_name = "URL")]
     database: Option<String>,
 }
@@ -42,12 +45,16 @@ struct Args {
 /// Where single-use states are claimed.
 enum Database {
     Sqlite(PathBuf),
+    Postgres(String),
 }
 
 fn database(args: &Args) -> Result<Database, String> {
     let Some(url) = &args.database else { return Ok(Database::Sqlite(args.data.join("state.sqlite3"))) };
     if let Some(path) = url.strip_prefix("sqlite://") {
         return Ok(Database::Sqlite(PathBuf::from(path)));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(Database::Postgres(url.clone()));
     }
     match url.split_once("://") {
         Some((scheme, _)) => Err(format!("--database: {scheme}:// is not a store this server can use")),
@@ -130,6 +137,12 @@ async fn shutdown_signal() {
     }
 }
 
+/// The store the server claims states in.
+enum Store {
+    Sqlite(SqliteReplayStore),
+    Postgres(PostgresReplayStore, String),
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
@@ -144,6 +157,17 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("NOTES_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => return fail(format!("cannot start the runtime: {err}")),
+    };
+    let postgres = match &database {
+        Database::Postgres(url) => match runtime.block_on(PostgresReplayStore::connect(url)) {
+            Ok(store) => Some((store, url.clone())),
+            Err(e) => return fail(format!("--database: {e}")),
+        },
+        Database::Sqlite(_) => None,
+    };
 
     if let Err(err) = seed::ensure(&args.data) {
         return fail(format!("cannot prepare data directory {}: {err}", args.data.display()));
@@ -152,19 +176,26 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(problem) => return fail(problem),
     };
-    let store = match database {
-        Database::Sqlite(path) => match SqliteReplayStore::open(&path) {
-            Ok(store) => store,
+    let store = match (database, postgres) {
+        (_, Some((store, url))) => Store::Postgres(store, url),
+        (Database::Sqlite(path), None) => match SqliteReplayStore::open(&path) {
+            Ok(store) => Store::Sqlite(store),
             Err(e) => return fail(format!("cannot open the replay store {}: {e}", path.display())),
         },
+        (Database::Postgres(_), None) => unreachable!("connected above"),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(err) => return fail(format!("cannot start the runtime: {err}")),
+    let built = match store {
+        Store::Sqlite(store) => {
+            runtime.block_on(recover(&config, &store));
+            app::server(&config, store).map(|server| (server, None))
+        }
+        Store::Postgres(store, url) => {
+            runtime.block_on(recover(&config, &store));
+            app::server(&config, store).map(|server| (server, Some(url)))
+        }
     };
-    runtime.block_on(recover(&config, &store));
-    let server = match app::server(&config, store) {
-        Ok(server) => server,
+    let (server, relay_url) = match built {
+        Ok(built) => built,
         Err(problem) => return fail(problem),
     };
     let _watch = match watch::start(&config.workspaces, server.changes()) {
@@ -173,6 +204,14 @@ fn main() -> ExitCode {
             tracing::warn!(error = %e, "cannot watch the workspaces; changes made outside this server go unannounced");
             None
         }
+    };
+    // Instances on other machines see their own files change; they learn about ours here.
+    let _relay = match relay_url {
+        Some(url) => match runtime.block_on(PostgresFanOut::start(server.changes(), &url)) {
+            Ok(relay) => Some(relay),
+            Err(e) => return fail(format!("--database: {e}")),
+        },
+        None => None,
     };
     match runtime.block_on(serve(args, config, server)) {
         Ok(()) => ExitCode::SUCCESS,

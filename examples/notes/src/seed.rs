@@ -88,6 +88,10 @@ pub fn ensure(dir: &Path) -> io::Result<()> {
     let seeded = seed(&staging, &target).and_then(|()| fs::rename(&staging, &target));
     if seeded.is_err() {
         let _ = fs::remove_dir_all(&staging);
+        // Another process starting on the same directory seeded it first: use theirs.
+        if fs::read_dir(&target).is_ok_and(|mut entries| entries.next().is_some()) {
+            return Ok(());
+        }
     }
     seeded
 }

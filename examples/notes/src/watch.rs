@@ -51,7 +51,9 @@ pub fn start(workspaces: &[Arc<Workspace>], changes: Changes) -> notify::Result<
                     continue;
                 }
             };
-            if event.kind.is_access() {
+            // A rename also comes as its two halves; the combined event would count it twice.
+            let both = notify::event::ModifyKind::Name(notify::event::RenameMode::Both);
+            if event.kind.is_access() || event.kind == notify::EventKind::Modify(both) {
                 continue;
             }
             for path in &event.paths {

@@ -14,6 +14,7 @@
 //! answers against exactly what was asked, and asking again when answers are missing.
 
 mod answers;
+mod claim;
 mod idempotency;
 mod preanswered;
 mod session;
@@ -29,6 +30,7 @@ use serde_json::Value;
 pub use answers::{
     Elicitation, FromModelText, Roots, RootsRequest, Sampled, SamplingRequest, UrlElicitation, UrlRequest,
 };
+pub use claim::{Claim, ClaimGuard};
 pub use idempotency::IdempotencyKey;
 pub use preanswered::Preanswered;
 pub use session::{OutcomeContext, RoundDriver, Settles};

@@ -31,6 +31,9 @@ struct StoredRound {
     single_use: bool,
 }
 
+/// The claim of the current call, shared with a [`Claim`](super::Claim) parameter.
+pub(crate) type ClaimSlot = Arc<tokio::sync::Mutex<Option<Box<dyn PendingClaim>>>>;
+
 /// The verified state of the current call.
 #[derive(Debug, Clone)]
 pub(crate) struct RoundSession {
@@ -88,7 +91,7 @@ pub struct RoundDriver {
     destructive: bool,
     digest: Option<[u8; 32]>,
     session: Option<RoundSession>,
-    pending: Option<Box<dyn PendingClaim>>,
+    pending: ClaimSlot,
 }
 
 impl std::fmt::Debug for RoundDriver {
@@ -184,7 +187,7 @@ impl RoundDriver {
             destructive,
             digest: arguments.map(arguments_digest),
             session: None,
-            pending: None,
+            pending: ClaimSlot::default(),
         }
     }
 
@@ -225,6 +228,11 @@ impl RoundDriver {
             target: self.target.to_string(),
             arguments_digest,
         })
+    }
+
+    /// Where the single-use claim is held while the handler runs.
+    pub(crate) fn claim_slot(&self) -> ClaimSlot {
+        self.pending.clone()
     }
 
     /// The nonce of the echoed state if it verifies, without decoding its round.
@@ -278,7 +286,7 @@ impl RoundDriver {
         let store = self.context.rounds().store.clone();
         match store.begin(session.nonce, session.expires_at).await {
             Ok(Some(pending)) => {
-                self.pending = Some(pending);
+                *self.pending.lock().await = Some(pending);
                 Ok(())
             }
             Ok(None) => {
@@ -296,7 +304,7 @@ impl RoundDriver {
         &mut self,
         outcome: Result<Outcome<T>, Error>,
     ) -> Result<Outcome<T>, Error> {
-        let Some(pending) = self.pending.take() else { return outcome };
+        let Some(pending) = self.pending.lock().await.take() else { return outcome };
         let cancelled = self.session.as_ref().is_some_and(|s| s.cancelled);
         let consume = match &outcome {
             Ok(Outcome::InputRequired(_)) => true,

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_rounds::changes::PostgresFanOut;
 use mcp_rounds::form::{Choice, FormRequest};
 use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapability, Resource, Tool};
 use mcp_rounds::replay::{MemoryReplayStore, SqliteReplayStore};
@@ -258,7 +259,8 @@ fn listeners(changes: Changes) -> String {
 /// Command-line options: `--only-tools` (no resources or prompts), `--notes DIR` (the notes of
 /// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`,
 /// `--listen HOST:PORT` (HTTP instead of stdio), `--token TOKEN=PRINCIPAL` (bearer tokens;
-/// without any, HTTP is unauthenticated), `--max-body BYTES`.
+/// without any, HTTP is unauthenticated), `--max-body BYTES`, `--fan-out POSTGRES_URL` (relay
+/// change events to and from other instances).
 struct Options {
     only_tools: bool,
     notes: PathBuf,
@@ -267,6 +269,7 @@ struct Options {
     listen: Option<String>,
     tokens: Vec<(String, String)>,
     max_body: Option<usize>,
+    fan_out: Option<String>,
 }
 
 fn options() -> Options {
@@ -279,6 +282,7 @@ fn options() -> Options {
         listen: None,
         tokens: Vec::new(),
         max_body: None,
+        fan_out: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -293,6 +297,7 @@ fn options() -> Options {
                 options.tokens.push((token.to_owned(), principal.to_owned()));
             }
             "--max-body" => options.max_body = Some(args.next().expect("--max-body BYTES").parse().expect("a number")),
+            "--fan-out" => options.fan_out = Some(args.next().expect("--fan-out POSTGRES_URL")),
             other => panic!("unknown option {other}"),
         }
     }
@@ -331,7 +336,12 @@ async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter("warn").init();
     let options = options();
     let (listen, tokens, max_body) = (options.listen.clone(), options.tokens.clone(), options.max_body);
+    let fan_out = options.fan_out.clone();
     let server = server(options);
+    let _relay = match fan_out {
+        Some(url) => Some(PostgresFanOut::start(server.changes(), &url).await.map_err(std::io::Error::other)?),
+        None => None,
+    };
     let Some(address) = listen else { return Stdio::new().serve(&server).await };
     let http = if tokens.is_empty() {
         Http::without_authentication()

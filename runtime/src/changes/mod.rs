@@ -8,8 +8,14 @@
 //! than the server holding events for it without bound or silently dropping some.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::broadcast;
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresFanOut;
 
 use crate::context::RequestContext;
 use crate::error::Error;
@@ -51,12 +57,32 @@ pub enum ChangeEvent {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Changes {
-    sender: broadcast::Sender<ChangeEvent>,
+    sender: broadcast::Sender<Signal>,
+    /// Receivers that are not listen streams (fan-out to other instances).
+    relays: Arc<AtomicUsize>,
+}
+
+/// What travels to listeners.
+#[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) enum Signal {
+    /// A change, and whether it happened here (then it is also relayed to other instances).
+    Event(ChangeEvent, Origin),
+    /// Events may have been missed (a relay lost its connection): listeners end gracefully, so
+    /// that their clients listen again and re-read.
+    Resync,
+}
+
+/// Where a change was first announced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    Here,
+    Elsewhere,
 }
 
 impl Default for Changes {
     fn default() -> Self {
-        Changes { sender: broadcast::channel(LISTENER_BUFFER).0 }
+        Changes { sender: broadcast::channel(LISTENER_BUFFER).0, relays: Arc::default() }
     }
 }
 
@@ -85,16 +111,48 @@ impl Changes {
     /// Announces an event.
     pub fn announce(&self, event: ChangeEvent) {
         // No listener is not an error: nobody wanted to know.
-        let _ = self.sender.send(event);
+        let _ = self.sender.send(Signal::Event(event, Origin::Here));
     }
 
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
+    /// Announces an event another instance announced (it is not relayed back).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn announce_from_elsewhere(&self, event: ChangeEvent) {
+        let _ = self.sender.send(Signal::Event(event, Origin::Elsewhere));
+    }
+
+    /// Ends every listen stream gracefully: events may have been missed.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn resync(&self) {
+        let _ = self.sender.send(Signal::Resync);
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Signal> {
         self.sender.subscribe()
+    }
+
+    /// A receiver for a relay, not counted among listeners.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn relay(&self) -> Relay {
+        self.relays.fetch_add(1, Ordering::Relaxed);
+        Relay { receiver: self.sender.subscribe(), relays: self.relays.clone() }
     }
 
     /// How many listen streams are open.
     pub fn listeners(&self) -> usize {
-        self.sender.receiver_count()
+        self.sender.receiver_count().saturating_sub(self.relays.load(Ordering::Relaxed))
+    }
+}
+
+/// A relay's view of the changes; uncounted while it lives.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) struct Relay {
+    pub(crate) receiver: broadcast::Receiver<Signal>,
+    relays: Arc<AtomicUsize>,
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.relays.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -1,0 +1,165 @@
+//! A PostgreSQL server for the tests: the one `MCP_ROUNDS_TEST_POSTGRES` names, or a private
+//! cluster on loopback under the target directory, created and started on first use (and left
+//! running for the next test process). There is no skipping: a test that needs PostgreSQL
+//! fails with the reason when none can be had.
+
+use std::fs::{self, File};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::python::target_dir;
+
+/// The port of the private cluster (override with `MCP_ROUNDS_TEST_POSTGRES_PORT`).
+const DEFAULT_PORT: u16 = 55_433;
+/// The database the tests use.
+pub const DATABASE: &str = "mcp_rounds_test";
+
+fn bin_dir() -> PathBuf {
+    if let Ok(output) = Command::new("pg_config").arg("--bindir").output()
+        && output.status.success()
+    {
+        let dir = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+        if dir.join("initdb").exists() {
+            return dir;
+        }
+    }
+    // Debian keeps the server binaries out of PATH, one directory per major version.
+    let mut versions: Vec<PathBuf> = fs::read_dir("/usr/lib/postgresql")
+        .map(|entries| entries.flatten().map(|e| e.path().join("bin")).filter(|p| p.join("initdb").exists()).collect())
+        .unwrap_or_default();
+    versions.sort();
+    versions.pop().unwrap_or_else(|| {
+        panic!("PostgreSQL is not installed (no initdb found); install the Debian package `postgresql`")
+    })
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Runs a PostgreSQL binary, as the `postgres` user when the tests run as root (the server
+/// refuses to run as root).
+fn pg(bin: &Path, args: &[&str]) -> Command {
+    if is_root() {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(bin).args(args);
+        command
+    } else {
+        let mut command = Command::new(bin);
+        command.args(args);
+        command
+    }
+}
+
+fn run(mut command: Command, what: &str) {
+    let output = command.output().unwrap_or_else(|e| panic!("cannot {what}: {e}"));
+    assert!(
+        output.status.success(),
+        "could not {what}: {}\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn reachable(port: u16) -> bool {
+    TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(300)).is_ok()
+}
+
+/// A URL of a PostgreSQL database the tests may use freely.
+pub fn url() -> String {
+    if let Ok(url) = std::env::var("MCP_ROUNDS_TEST_POSTGRES") {
+        return url;
+    }
+    let port = std::env::var("MCP_ROUNDS_TEST_POSTGRES_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(DEFAULT_PORT);
+    let url = format!("postgres://postgres@127.0.0.1:{port}/{DATABASE}");
+    let dir = target_dir().join("test-postgres");
+    fs::create_dir_all(target_dir()).expect("create target dir");
+    let lock = File::create(target_dir().join("test-postgres.lock")).expect("create postgres lock");
+    lock.lock().expect("lock postgres");
+    let ready = dir.join("ready");
+    if ready.exists() && reachable(port) {
+        return url;
+    }
+    let bin = bin_dir();
+    let data = dir.join("data");
+    if !data.join("PG_VERSION").exists() {
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&data).expect("create the cluster directory");
+        if is_root() {
+            run(
+                {
+                    let mut chown = Command::new("chown");
+                    chown.args(["-R", "postgres:postgres"]).arg(&dir);
+                    chown
+                },
+                "give the cluster directory to the postgres user",
+            );
+        }
+        let data_arg = data.to_string_lossy().into_owned();
+        run(
+            pg(&bin.join("initdb"), &["-D", &data_arg, "--auth=trust", "--username=postgres", "--encoding=UTF8", "-N"]),
+            "create a PostgreSQL cluster",
+        );
+    }
+    if !reachable(port) {
+        let data_arg = data.to_string_lossy().into_owned();
+        let options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300",
+            dir.display()
+        );
+        let log = dir.join("server.log").to_string_lossy().into_owned();
+        run(pg(&bin.join("pg_ctl"), &["-D", &data_arg, "-o", &options, "-l", &log, "-w", "start"]), "start PostgreSQL");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !reachable(port) {
+            assert!(Instant::now() < deadline, "PostgreSQL did not start on port {port}; see {log}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    let created = pg(
+        &bin.join("psql"),
+        &[
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-tAc",
+            &format!("SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"),
+        ],
+    )
+    .output()
+    .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "1")
+    .unwrap_or(false);
+    if !created {
+        run(
+            pg(&bin.join("createdb"), &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres", DATABASE]),
+            "create the test database",
+        );
+    }
+    fs::write(&ready, &url).expect("mark the cluster ready");
+    drop(lock);
+    url
+}
+
+/// A URL of a new, empty database named `name` on the same server (dropped first if it
+/// exists), for a test that needs the whole database to itself.
+pub fn fresh_database(name: &str) -> String {
+    let url = url();
+    let (server, _) = url.rsplit_once('/').expect("a database URL");
+    let admin = format!("{server}/postgres");
+    for statement in [format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"), format!("CREATE DATABASE \"{name}\"")]
+    {
+        let output = Command::new(bin_dir().join("psql"))
+            .args([admin.as_str(), "-v", "ON_ERROR_STOP=1", "-qc", &statement])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run psql: {e}"));
+        assert!(output.status.success(), "{statement}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    format!("{server}/{name}")
+}

@@ -1,0 +1,317 @@
+//! The PostgreSQL replay store against a real server: one claim per nonce however many
+//! instances race for it, claims that roll back with the mutation they authorize, lost
+//! connections that never claim twice or lose a claim, and pruning.
+
+use std::time::{Duration, SystemTime};
+
+use mcp_rounds::form::FormRequest;
+use mcp_rounds::replay::{PostgresClaim, PostgresReplayStore, ReplayStore};
+use mcp_rounds::request_state::{KeyRing, StateKey};
+use mcp_rounds::rounds::{Claim, Elicitation, Round, Step};
+use mcp_rounds::testing::TestClient;
+use mcp_rounds::{Form, Rounds, Server, ToolError, handlers, tool};
+use mcp_rounds_tests::postgres;
+use serde_json::json;
+
+fn nonce() -> [u8; 16] {
+    let mut nonce = [0u8; 16];
+    getrandom::fill(&mut nonce).unwrap();
+    nonce
+}
+
+fn soon() -> SystemTime {
+    SystemTime::now() + Duration::from_secs(300)
+}
+
+async fn store() -> PostgresReplayStore {
+    PostgresReplayStore::connect(&postgres::url()).await.expect("the test database is reachable")
+}
+
+#[tokio::test]
+async fn a_nonce_is_claimed_once_across_instances_and_a_dropped_claim_frees_it() {
+    let (a, b) = (store().await, store().await);
+    let n = nonce();
+    assert!(!a.is_claimed(n).await.unwrap());
+
+    let pending = a.begin(n, soon()).await.unwrap().expect("free");
+    drop(pending);
+    assert!(!b.is_claimed(n).await.unwrap(), "a claim that was not committed leaves the nonce free");
+
+    b.begin(n, soon()).await.unwrap().expect("still free").commit().await.unwrap();
+    assert!(a.is_claimed(n).await.unwrap());
+    assert!(a.begin(n, soon()).await.unwrap().is_none(), "another instance sees the claim");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_instances_let_exactly_one_claim_through() {
+    let instances = [store().await, store().await, store().await];
+    for _ in 0..20 {
+        let n = nonce();
+        let tasks: Vec<_> = (0..16)
+            .map(|i| {
+                let store = instances[i % instances.len()].clone();
+                tokio::spawn(async move {
+                    match store.begin(n, soon()).await.unwrap() {
+                        Some(claim) => {
+                            // Hold it a moment, as a tool would, while the others wait.
+                            tokio::time::sleep(Duration::from_millis(2)).await;
+                            claim.commit().await.unwrap();
+                            1
+                        }
+                        None => 0,
+                    }
+                })
+            })
+            .collect();
+        let mut wins = 0;
+        for task in tasks {
+            wins += task.await.unwrap();
+        }
+        assert_eq!(wins, 1);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_clear_error() {
+    let err = PostgresReplayStore::connect("postgres://nobody@127.0.0.1:1/none").await.unwrap_err();
+    assert!(err.to_string().contains("cannot reach PostgreSQL"), "{err}");
+    let err = PostgresReplayStore::connect("not a url").await.unwrap_err();
+    assert!(err.to_string().contains("invalid PostgreSQL URL"), "{err}");
+}
+
+/// Cuts every connection of the store named `name` (its URL's application_name).
+async fn terminate_sessions(watcher: &PostgresReplayStore, name: &str) {
+    let conn = watcher.pool().get().await.unwrap();
+    conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", &[&name])
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_lost_connection_fails_that_claim_and_the_pool_reconnects() {
+    let name = format!("lost-connection-{}", std::process::id());
+    let watcher = store().await;
+    let store = PostgresReplayStore::connect(&format!("{}?application_name={name}", postgres::url())).await.unwrap();
+    let n = nonce();
+    let pending = store.begin(n, soon()).await.unwrap().expect("free");
+    // The database goes away under the claim (a failover, a restart, a network cut).
+    terminate_sessions(&watcher, &name).await;
+    let err = pending.commit().await.unwrap_err();
+    assert!(err.to_string().contains("could not be committed"), "{err}");
+    assert!(!watcher.is_claimed(n).await.unwrap(), "a claim that did not commit is not recorded");
+
+    // The same store goes on with fresh connections, and the nonce can still be used once.
+    terminate_sessions(&watcher, &name).await;
+    let mut reconnected = None;
+    for _ in 0..5 {
+        match store.begin(n, soon()).await {
+            Ok(claim) => {
+                reconnected = claim;
+                break;
+            }
+            // A connection that died idle in the pool may fail once before it is replaced.
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    reconnected.expect("the nonce is free").commit().await.unwrap();
+    assert!(store.begin(n, soon()).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn expired_nonces_are_pruned_and_live_ones_kept() {
+    let store = store().await;
+    let expired: Vec<[u8; 16]> = (0..50).map(|_| nonce()).collect();
+    for n in &expired {
+        let long_ago = SystemTime::now() - Duration::from_secs(3600);
+        store.begin(*n, long_ago).await.unwrap().unwrap().commit().await.unwrap();
+    }
+    let live = nonce();
+    store.begin(live, soon()).await.unwrap().unwrap().commit().await.unwrap();
+    let removed = store.prune().await.unwrap();
+    assert!(removed >= 50, "removed {removed}");
+    for n in &expired {
+        assert!(!store.is_claimed(*n).await.unwrap());
+    }
+    assert!(store.is_claimed(live).await.unwrap());
+}
+
+#[derive(Form)]
+struct Confirm {
+    /// Really?
+    confirm: bool,
+}
+
+#[derive(Rounds)]
+enum Transfer {
+    Confirm {
+        #[answer]
+        confirm: Elicitation<Confirm>,
+    },
+}
+
+/// Records a transfer in the claim's own transaction; `fail_after` fails the tool after the
+/// write, which must undo it.
+#[tool(destructive)]
+async fn transfer(
+    reference: String,
+    fail_after: bool,
+    round: Round<Transfer>,
+    claim: Claim,
+) -> Result<Step<Transfer, String>, ToolError> {
+    match round {
+        Round::Start => Ok(Transfer::ask_confirm(FormRequest::new("Transfer?")).into()),
+        Round::Resumed(Transfer::Confirm { confirm }) => {
+            if !matches!(confirm, Elicitation::Accept(Confirm { confirm: true })) {
+                return Ok(Step::Done("not transferred".into()));
+            }
+            let mut claim = claim.lock().await;
+            let pg = claim.get_mut::<PostgresClaim>().ok_or_else(|| ToolError::new("no claim held"))?;
+            pg.client().execute("INSERT INTO transfers_test (reference) VALUES ($1)", &[&reference]).await?;
+            if fail_after {
+                return Err(ToolError::new("the bank said no"));
+            }
+            Ok(Step::Done(format!("transferred {reference}")))
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_mutation_in_the_claims_transaction_commits_or_rolls_back_with_it() {
+    let store = store().await;
+    store
+        .pool()
+        .get()
+        .await
+        .unwrap()
+        .batch_execute("CREATE TABLE IF NOT EXISTS transfers_test (reference TEXT NOT NULL)")
+        .await
+        .unwrap();
+    let keys = KeyRing::new([StateKey::new("k", &[5u8; 32]).unwrap()]).unwrap();
+    let server = Server::builder("bank", "1")
+        .state_keys(keys)
+        .replay_store(store.clone())
+        .handlers(handlers![transfer])
+        .build()
+        .unwrap();
+    let client =
+        TestClient::new(&server).with_capabilities(serde_json::from_value(json!({"elicitation": {}})).unwrap());
+    let count = |reference: String| {
+        let store = store.clone();
+        async move {
+            let conn = store.pool().get().await.unwrap();
+            let row = conn.query_one("SELECT count(*) FROM transfers_test WHERE reference = $1", &[&reference]).await;
+            row.unwrap().get::<_, i64>(0)
+        }
+    };
+    let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+
+    // A tool failure after the write: neither the write nor the claim survive, so the same
+    // confirmation can be used again.
+    let reference = format!("t-{}", u128::from_le_bytes(nonce()));
+    let args = json!({"reference": reference, "fail_after": true});
+    let asked = client.call_tool_outcome("transfer", args.clone()).await.unwrap();
+    let state = asked.input_required().unwrap().request_state.clone().unwrap();
+    let failed = client.call_tool_resume("transfer", args.clone(), yes.clone(), &state).await.unwrap();
+    assert!(matches!(failed, mcp_rounds::model::Outcome::Complete(ref r) if r.is_error()));
+    assert_eq!(count(reference.clone()).await, 0, "the write rolled back with the claim");
+    let again = client.call_tool_resume("transfer", args, yes.clone(), &state).await.unwrap();
+    assert!(matches!(again, mcp_rounds::model::Outcome::Complete(ref r) if r.is_error()), "still usable");
+
+    // Success: the write and the claim commit together; a replay is refused and writes nothing.
+    let reference = format!("t-{}", u128::from_le_bytes(nonce()));
+    let args = json!({"reference": reference, "fail_after": false});
+    let asked = client.call_tool_outcome("transfer", args.clone()).await.unwrap();
+    let state = asked.input_required().unwrap().request_state.clone().unwrap();
+    let done = client.call_tool_resume("transfer", args.clone(), yes.clone(), &state).await.unwrap();
+    assert!(matches!(done, mcp_rounds::model::Outcome::Complete(ref r) if !r.is_error()));
+    assert_eq!(count(reference.clone()).await, 1);
+    let replay = client.call_tool_resume("transfer", args, yes, &state).await.unwrap_err();
+    assert_eq!(replay.code, -32602);
+    assert_eq!(count(reference).await, 1);
+}
+
+mod fan_out {
+    use std::time::{Duration, Instant};
+
+    use mcp_rounds_tests::stdio::StdioProcess;
+    use mcp_rounds_tests::{postgres, request};
+    use serde_json::{Value, json};
+
+    fn fixture(url: &str) -> StdioProcess {
+        let notes = std::env::temp_dir();
+        StdioProcess::spawn(
+            env!("CARGO_BIN_EXE_fixture-server"),
+            &["--notes", notes.to_str().unwrap(), "--fan-out", url],
+        )
+    }
+
+    fn listen(server: &mut StdioProcess, id: &str) {
+        server.send(&request(json!(id), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})));
+        assert_eq!(server.recv()["method"], "notifications/subscriptions/acknowledged");
+    }
+
+    /// Everything `server` sends within `wait` after its last message.
+    fn drain(server: &mut StdioProcess, wait: Duration) -> Vec<Value> {
+        let mut seen = Vec::new();
+        while let Some(message) = server.try_recv(wait) {
+            seen.push(message);
+        }
+        seen
+    }
+
+    #[test]
+    fn an_announcement_reaches_every_instance_once_and_a_lost_relay_resyncs_listeners() {
+        let url = postgres::fresh_database(&format!("fan_out_{}", std::process::id()));
+        let (mut a, mut b) = (fixture(&url), fixture(&url));
+        listen(&mut a, "on-a");
+        listen(&mut b, "on-b");
+
+        let answer =
+            a.call(&request(json!(1), "tools/call", json!({"name": "announce", "arguments": {"kind": "tools"}})));
+        assert_eq!(answer["result"]["content"][0]["text"], "announced tools", "{answer}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut on_b = Vec::new();
+        while on_b.is_empty() && Instant::now() < deadline {
+            on_b = drain(&mut b, Duration::from_millis(300));
+        }
+        let on_a = drain(&mut a, Duration::from_millis(300));
+        on_b.extend(drain(&mut b, Duration::from_millis(300)));
+        let kinds =
+            |seen: &[Value]| seen.iter().map(|m| m["method"].as_str().unwrap_or("").to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            kinds(&on_a),
+            ["notifications/tools/list_changed"],
+            "once where it was announced, never echoed back"
+        );
+        assert_eq!(kinds(&on_b), ["notifications/tools/list_changed"], "once on the other instance");
+        assert_eq!(on_b[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "on-b");
+
+        // The relay's connection is cut: events may have been missed, so listen streams end
+        // with their final result and their clients listen again.
+        let conn = std::process::Command::new("psql")
+            .args([&url, "-qtAc", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'mcp-rounds-changes'"])
+            .output()
+            .unwrap();
+        assert!(conn.status.success());
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let mut ended = None;
+        while ended.is_none() && Instant::now() < deadline {
+            ended = drain(&mut b, Duration::from_millis(300)).into_iter().find(|m| m["id"] == "on-b");
+        }
+        let ended = ended.expect("the listen on b ended after its relay reconnected");
+        assert_eq!(ended["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "on-b");
+
+        // And the relay works again afterwards.
+        listen(&mut b, "again");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut seen = Vec::new();
+        while seen.is_empty() && Instant::now() < deadline {
+            a.call(&request(json!(2), "tools/call", json!({"name": "announce", "arguments": {"kind": "tools"}})));
+            seen = drain(&mut b, Duration::from_millis(300));
+        }
+        assert_eq!(
+            seen.first().map(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone()),
+            Some(json!("again"))
+        );
+    }
+}
