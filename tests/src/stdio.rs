@@ -20,8 +20,14 @@ pub struct StdioProcess {
 impl StdioProcess {
     /// Starts `program` with `args`; stderr is inherited so server logs show up in test output.
     pub fn spawn(program: &str, args: &[&str]) -> Self {
+        Self::spawn_with_env(program, args, &[])
+    }
+
+    /// [`spawn`](Self::spawn) with extra environment variables.
+    pub fn spawn_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(program)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -39,6 +45,20 @@ impl StdioProcess {
         });
         let stdin = child.stdin.take();
         StdioProcess { child, stdin, lines }
+    }
+
+    /// Waits up to `wait` for the process to exit by itself.
+    pub fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + wait;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Writes raw bytes followed by a newline.

@@ -8,6 +8,9 @@ use mcp_rounds::{Form, Principal, Rounds, State, ToolError, tool};
 use crate::app::{Notes, note_error};
 use crate::store::{self, Deleted};
 
+/// Set in a debug build, the process dies right after a delete, before the claim is recorded.
+const CRASH_AFTER_DELETE: &str = "NOTES_TEST_CRASH_AFTER_DELETE";
+
 /// The form the user fills in.
 #[derive(Form)]
 pub struct ConfirmDelete {
@@ -73,9 +76,12 @@ pub fn notes_delete(
                     return Err(ToolError::new("That note was not among those offered."));
                 }
                 let key = key.get().ok_or_else(|| ToolError::new("This confirmation cannot be used."))?;
-                match store::delete(&workspace, &note, key).map_err(note_error)? {
-                    Deleted::Now | Deleted::Already => Ok(Step::Done(format!("Deleted {note}."))),
+                let deleted = store::delete(&workspace, &note, key).map_err(note_error)?;
+                // Fault injection for the crash test: die between the delete and its claim.
+                if cfg!(debug_assertions) && deleted == Deleted::Now && std::env::var_os(CRASH_AFTER_DELETE).is_some() {
+                    std::process::abort();
                 }
+                Ok(Step::Done(format!("Deleted {note}.")))
             }
             Elicitation::Accept(ConfirmDelete { confirm: false, .. }) => {
                 Ok(Step::Done("Not confirmed; nothing was deleted.".to_owned()))
