@@ -26,75 +26,144 @@ pub enum Frame {
     },
 }
 
-/// Reads frames from a buffered byte stream.
+/// The framing itself, without I/O: fed the bytes a reader has buffered, it says how many it
+/// took and which frame, if any, they completed.
 #[derive(Debug)]
-pub struct LineReader<R> {
-    reader: R,
+struct Framer {
     limit: usize,
     line: Vec<u8>,
     dropping: Option<IdSniffer>,
 }
 
+impl Framer {
+    fn new(limit: usize) -> Self {
+        Framer { limit, line: Vec::new(), dropping: None }
+    }
+
+    /// Takes bytes from `available` (never empty): how many were consumed, and the line they
+    /// ended.
+    fn feed(&mut self, available: &[u8]) -> (usize, Option<Frame>) {
+        let newline = memchr::memchr(b'\n', available);
+        let chunk = &available[..newline.unwrap_or(available.len())];
+        if let Some(sniffer) = &mut self.dropping {
+            sniffer.feed(chunk);
+        } else if self.line.len() + chunk.len() > self.limit {
+            let mut sniffer = IdSniffer::default();
+            sniffer.feed(&self.line);
+            sniffer.feed(chunk);
+            self.line = Vec::new();
+            self.dropping = Some(sniffer);
+        } else {
+            self.line.extend_from_slice(chunk);
+        }
+        match newline {
+            Some(i) => (i + 1, Some(self.end_line())),
+            None => (available.len(), None),
+        }
+    }
+
+    /// At end of input: a last line without a newline still counts.
+    fn finish(&mut self) -> Option<Frame> {
+        if self.dropping.is_none() && self.line.is_empty() {
+            return None;
+        }
+        Some(self.end_line())
+    }
+
+    fn end_line(&mut self) -> Frame {
+        if let Some(sniffer) = self.dropping.take() {
+            return Frame::TooLarge { id: sniffer.finish() };
+        }
+        let mut line = std::mem::take(&mut self.line);
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        Frame::Message(line)
+    }
+}
+
+fn is_blank(frame: &Frame) -> bool {
+    matches!(frame, Frame::Message(bytes) if bytes.iter().all(u8::is_ascii_whitespace))
+}
+
+/// Reads frames from a buffered byte stream.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: R,
+    framer: Framer,
+}
+
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// Frames `reader`, refusing lines longer than `limit` bytes.
     pub fn new(reader: R, limit: usize) -> Self {
-        LineReader { reader, limit, line: Vec::new(), dropping: None }
+        LineReader { reader, framer: Framer::new(limit) }
     }
 
     /// The next non-blank frame, or `None` at end of input.
     pub async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
         loop {
-            let Some(frame) = self.next_line().await? else { return Ok(None) };
-            match frame {
-                Frame::Message(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
-                frame => return Ok(Some(frame)),
-            }
-        }
-    }
-
-    async fn next_line(&mut self) -> io::Result<Option<Frame>> {
-        loop {
             let available = self.reader.fill_buf().await?;
-            if available.is_empty() {
-                // End of input: a last line without a newline still counts.
-                if let Some(sniffer) = self.dropping.take() {
-                    return Ok(Some(Frame::TooLarge { id: sniffer.finish() }));
+            let frame = if available.is_empty() {
+                match self.framer.finish() {
+                    Some(frame) => frame,
+                    None => return Ok(None),
                 }
-                if self.line.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(Frame::Message(self.take_line())));
-            }
-            let newline = memchr::memchr(b'\n', available);
-            let chunk = &available[..newline.unwrap_or(available.len())];
-            if let Some(sniffer) = &mut self.dropping {
-                sniffer.feed(chunk);
-            } else if self.line.len() + chunk.len() > self.limit {
-                let mut sniffer = IdSniffer::default();
-                sniffer.feed(&self.line);
-                sniffer.feed(chunk);
-                self.line = Vec::new();
-                self.dropping = Some(sniffer);
             } else {
-                self.line.extend_from_slice(chunk);
-            }
-            let consumed = newline.map_or(available.len(), |i| i + 1);
-            self.reader.consume(consumed);
-            if newline.is_some() {
-                if let Some(sniffer) = self.dropping.take() {
-                    return Ok(Some(Frame::TooLarge { id: sniffer.finish() }));
+                let (consumed, frame) = self.framer.feed(available);
+                self.reader.consume(consumed);
+                match frame {
+                    Some(frame) => frame,
+                    None => continue,
                 }
-                return Ok(Some(Frame::Message(self.take_line())));
+            };
+            if !is_blank(&frame) {
+                return Ok(Some(frame));
             }
         }
     }
+}
 
-    fn take_line(&mut self) -> Vec<u8> {
-        let mut line = std::mem::take(&mut self.line);
-        if line.last() == Some(&b'\r') {
-            line.pop();
+/// [`LineReader`] over a blocking reader, for a thread of its own.
+#[derive(Debug)]
+pub struct BlockingLineReader<R> {
+    reader: std::io::BufReader<R>,
+    framer: Framer,
+}
+
+impl<R: std::io::Read> BlockingLineReader<R> {
+    /// Frames `reader`, refusing lines longer than `limit` bytes.
+    pub fn new(reader: R, limit: usize) -> Self {
+        BlockingLineReader { reader: std::io::BufReader::with_capacity(64 * 1024, reader), framer: Framer::new(limit) }
+    }
+
+    /// Whether a whole line is already read and waiting: then the next frame comes without
+    /// blocking.
+    pub fn has_line_ready(&self) -> bool {
+        memchr::memchr(b'\n', self.reader.buffer()).is_some()
+    }
+
+    /// The next non-blank frame, or `None` at end of input.
+    pub fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+        use std::io::BufRead as _;
+        loop {
+            let available = self.reader.fill_buf()?;
+            let frame = if available.is_empty() {
+                match self.framer.finish() {
+                    Some(frame) => frame,
+                    None => return Ok(None),
+                }
+            } else {
+                let (consumed, frame) = self.framer.feed(available);
+                self.reader.consume(consumed);
+                match frame {
+                    Some(frame) => frame,
+                    None => continue,
+                }
+            };
+            if !is_blank(&frame) {
+                return Ok(Some(frame));
+            }
         }
-        line
     }
 }
 

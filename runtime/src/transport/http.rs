@@ -405,8 +405,25 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         shutdown: app.shutdown.clone(),
         ..Call::new(request, principal)
     };
+    let mut work = Box::pin(app.server.handle_call(call));
+    // Most requests need no waiting: answer those right here, without a task of their own.
+    let first_poll = std::future::poll_fn(|cx| std::task::Poll::Ready(work.as_mut().poll(cx))).await;
+    let mut notes_rx = notes_rx;
+    if let std::task::Poll::Ready(response) = first_poll {
+        match notes_rx.try_recv() {
+            Err(_) => {
+                let status = response.error.map_or(StatusCode::OK, status_of);
+                return json_response(status, response.bytes);
+            }
+            // It notified before answering: the notifications go first, on an event stream.
+            Ok(first) => {
+                let (done_tx, done_rx) = oneshot::channel();
+                let _ = done_tx.send(response);
+                return stream_response(first, notes_rx, done_rx, cancellation.drop_guard(), app.http.keep_alive);
+            }
+        }
+    }
     let (done_tx, done_rx) = oneshot::channel();
-    let work = app.server.handle_call(call);
     let watch = cancellation.clone();
     tokio::spawn(async move {
         tokio::select! {
@@ -449,6 +466,17 @@ async fn respond(
             Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
         };
     };
+    stream_response(first, notes, done, guard, keep_alive)
+}
+
+/// An event stream: `first`, then the request's further notifications, then its answer.
+fn stream_response(
+    first: Vec<u8>,
+    notes: mpsc::Receiver<Vec<u8>>,
+    done: oneshot::Receiver<crate::server::Response>,
+    guard: tokio_util::sync::DropGuard,
+    keep_alive: Duration,
+) -> Response {
     let events = event_stream(first, notes, done, guard);
     let mut response = Sse::new(events).keep_alive(KeepAlive::new().interval(keep_alive)).into_response();
     response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));

@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::io;
+use std::future::Future;
+use std::io::{self, Write as _};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
@@ -15,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
+use super::framing::{BlockingLineReader, DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 use crate::context::{Notifier, Principal};
 use crate::error::Error;
 use crate::jsonrpc::{self, Incoming, RequestId};
@@ -24,6 +26,9 @@ use crate::server::{Call, Server};
 
 /// Responses waiting for stdout; senders wait when the client stops reading.
 const OUTBOX_CAPACITY: usize = 256;
+
+/// At most this many bytes of answers are held back to go out together.
+const MAX_BURST: usize = 64 * 1024;
 
 /// Serves a [`Server`] over stdin and stdout (or any pair of byte streams).
 ///
@@ -76,8 +81,59 @@ impl Stdio {
     }
 
     /// Serves on this process's stdin and stdout until stdin closes.
+    ///
+    /// stdin and stdout get threads of their own, and a request whose handler needs no waiting
+    /// is answered from the reading thread: one hand-off (to the writing thread) per request.
     pub async fn serve(&self, server: &Server) -> io::Result<()> {
-        self.serve_streams(server, tokio::io::stdin(), tokio::io::stdout()).await
+        let (outbox, outgoing) = mpsc::channel::<Vec<u8>>(OUTBOX_CAPACITY);
+        let writer = std::thread::Builder::new()
+            .name("mcp-stdout".into())
+            .spawn(move || write_lines_blocking(std::io::stdout(), outgoing))?;
+        let dispatch = Dispatch::new(self, server, outbox);
+        let tasks = dispatch.tasks.clone();
+        let shutdown = dispatch.shutdown.clone();
+        let handle = tokio::runtime::Handle::current();
+        let limit = self.max_message_bytes;
+        let (done, read) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new().name("mcp-stdin".into()).spawn(move || {
+            // The runtime's context, so that handlers polled here can use timers and spawn.
+            let _runtime = handle.enter();
+            let mut frames = BlockingLineReader::new(std::io::stdin().lock(), limit);
+            // Answers made here wait while more requests are already read, and then go to the
+            // writer together: one wake-up of the writing thread per burst, not per answer.
+            let mut burst = Vec::new();
+            let result = loop {
+                let end = match frames.next_frame() {
+                    Ok(Some(frame)) => {
+                        dispatch.frame_blocking(frame, &mut burst);
+                        if burst.len() < MAX_BURST && frames.has_line_ready() {
+                            continue;
+                        }
+                        None
+                    }
+                    Ok(None) => Some(Ok(())),
+                    Err(err) => Some(Err(err)),
+                };
+                if !burst.is_empty() {
+                    let _ = dispatch.outbox.blocking_send(std::mem::take(&mut burst));
+                }
+                if let Some(result) = end {
+                    break result;
+                }
+            };
+            // The dispatcher holds a sender: dropping it lets the writer finish.
+            drop(dispatch);
+            let _ = done.send(result);
+        })?;
+        let read_result = read.await.unwrap_or_else(|_| Err(io::Error::other("the stdin thread panicked")));
+        shutdown.cancel();
+        tasks.close();
+        tasks.wait().await;
+        let written = tokio::task::spawn_blocking(move || writer.join())
+            .await
+            .map_err(io::Error::other)?
+            .unwrap_or_else(|_| Err(io::Error::other("the stdout thread panicked")));
+        read_result.and(written)
     }
 
     /// Serves on any byte streams with the same framing (a socket, a pipe, a test buffer).
@@ -88,96 +144,176 @@ impl Stdio {
     {
         let (outbox, outgoing) = mpsc::channel::<Vec<u8>>(OUTBOX_CAPACITY);
         let writer = tokio::spawn(write_lines(writer, outgoing));
-        let in_flight: InFlight = Arc::default();
-        let tasks = TaskTracker::new();
-        // Ends listen streams (with a result) at end of input, so that shutdown can finish.
-        let shutdown = CancellationToken::new();
+        let dispatch = Dispatch::new(self, server, outbox);
         let mut frames = LineReader::new(BufReader::new(reader), self.max_message_bytes);
-
         let read_result = loop {
-            let frame = match frames.next_frame().await {
-                Ok(Some(frame)) => frame,
+            match frames.next_frame().await {
+                Ok(Some(frame)) => dispatch.frame(frame).await,
                 Ok(None) => break Ok(()),
                 Err(err) => break Err(err),
-            };
-            let bytes = match frame {
-                Frame::Message(bytes) => bytes,
-                Frame::TooLarge { id } => {
-                    tracing::warn!(limit = self.max_message_bytes, "message over the size limit refused");
-                    let error = Error::invalid_request(format!(
-                        "Message too large: the limit is {} bytes",
-                        self.max_message_bytes
-                    ))
-                    .with_data(serde_json::json!({ "maxMessageBytes": self.max_message_bytes }));
-                    send(&outbox, jsonrpc::encode_error(id.as_ref(), &error)).await;
-                    continue;
-                }
-            };
-            match jsonrpc::decode(&bytes) {
-                Incoming::Request(request) => {
-                    let id = request.id.clone();
-                    let token = CancellationToken::new();
-                    let fresh = match in_flight.lock().expect("in-flight map lock").entry(id.clone()) {
-                        Entry::Occupied(_) => false,
-                        Entry::Vacant(slot) => {
-                            slot.insert(token.clone());
-                            true
-                        }
-                    };
-                    if !fresh {
-                        let error = Error::invalid_request("Request id is already in use by a request in flight");
-                        send(&outbox, jsonrpc::encode_error(Some(&id), &error)).await;
-                        continue;
-                    }
-                    let call = Call {
-                        cancellation: token.clone(),
-                        notifier: Some(Notifier::new(outbox.clone())),
-                        shutdown: shutdown.clone(),
-                        ..Call::new(request, self.principal.clone())
-                    };
-                    let response = server.handle_call(call);
-                    let outbox = outbox.clone();
-                    let in_flight = in_flight.clone();
-                    tasks.spawn(async move {
-                        let response = tokio::select! {
-                            biased;
-                            () = token.cancelled() => None,
-                            response = response => Some(response),
-                        };
-                        in_flight.lock().expect("in-flight map lock").remove(&id);
-                        match response {
-                            Some(response) => send(&outbox, response.bytes).await,
-                            None => tracing::debug!(%id, "request cancelled; no response sent"),
-                        }
-                    });
-                }
-                Incoming::Notification(notification) if &*notification.method == CANCELLED => {
-                    let params = notification.params.as_deref().map_or("null", |p| p.get());
-                    match serde_json::from_str::<CancelParams>(params) {
-                        Ok(p) => {
-                            if let Some(token) = in_flight.lock().expect("in-flight map lock").get(&p.request_id) {
-                                token.cancel();
-                            }
-                        }
-                        Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
-                    }
-                }
-                Incoming::Notification(notification) => {
-                    tracing::debug!(method = %notification.method, "notification ignored");
-                }
-                Incoming::Response => tracing::debug!("response from the client ignored"),
-                Incoming::Invalid { id, error } => {
-                    send(&outbox, jsonrpc::encode_error(id.as_ref(), &error)).await;
-                }
             }
         };
-
-        shutdown.cancel();
-        tasks.close();
-        tasks.wait().await;
-        drop(outbox);
+        dispatch.shutdown.cancel();
+        dispatch.tasks.close();
+        dispatch.tasks.wait().await;
+        drop(dispatch);
         let written = writer.await.map_err(io::Error::other)?;
         read_result.and(written)
+    }
+}
+
+/// What one frame asks of the transport.
+enum Step {
+    /// Write this now.
+    Answer(Vec<u8>),
+    /// Run this request.
+    Run(Run),
+    /// Nothing to answer.
+    Nothing,
+}
+
+/// A request to run: its future, and what cleans up after it.
+struct Run {
+    id: RequestId,
+    token: CancellationToken,
+    response: Pin<Box<dyn Future<Output = crate::server::Response> + Send>>,
+}
+
+/// Turns frames into answers and running requests: the part of the transport that does not
+/// care how bytes are read and written.
+struct Dispatch {
+    server: Server,
+    principal: Principal,
+    max_message_bytes: usize,
+    outbox: mpsc::Sender<Vec<u8>>,
+    in_flight: InFlight,
+    tasks: TaskTracker,
+    // Ends listen streams (with a result) at end of input, so that shutdown can finish.
+    shutdown: CancellationToken,
+}
+
+impl Dispatch {
+    fn new(stdio: &Stdio, server: &Server, outbox: mpsc::Sender<Vec<u8>>) -> Self {
+        Dispatch {
+            server: server.clone(),
+            principal: stdio.principal.clone(),
+            max_message_bytes: stdio.max_message_bytes,
+            outbox,
+            in_flight: InFlight::default(),
+            tasks: TaskTracker::new(),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    fn step(&self, frame: Frame) -> Step {
+        let bytes = match frame {
+            Frame::Message(bytes) => bytes,
+            Frame::TooLarge { id } => {
+                tracing::warn!(limit = self.max_message_bytes, "message over the size limit refused");
+                let error =
+                    Error::invalid_request(format!("Message too large: the limit is {} bytes", self.max_message_bytes))
+                        .with_data(serde_json::json!({ "maxMessageBytes": self.max_message_bytes }));
+                return Step::Answer(jsonrpc::encode_error(id.as_ref(), &error));
+            }
+        };
+        match jsonrpc::decode(&bytes) {
+            Incoming::Request(request) => {
+                let id = request.id.clone();
+                let token = CancellationToken::new();
+                let fresh = match self.in_flight.lock().expect("in-flight map lock").entry(id.clone()) {
+                    Entry::Occupied(_) => false,
+                    Entry::Vacant(slot) => {
+                        slot.insert(token.clone());
+                        true
+                    }
+                };
+                if !fresh {
+                    let error = Error::invalid_request("Request id is already in use by a request in flight");
+                    return Step::Answer(jsonrpc::encode_error(Some(&id), &error));
+                }
+                let call = Call {
+                    cancellation: token.clone(),
+                    notifier: Some(Notifier::new(self.outbox.clone())),
+                    shutdown: self.shutdown.clone(),
+                    ..Call::new(request, self.principal.clone())
+                };
+                Step::Run(Run { id, token, response: Box::pin(self.server.handle_call(call)) })
+            }
+            Incoming::Notification(notification) if &*notification.method == CANCELLED => {
+                let params = notification.params.as_deref().map_or("null", |p| p.get());
+                match serde_json::from_str::<CancelParams>(params) {
+                    Ok(p) => {
+                        if let Some(token) = self.in_flight.lock().expect("in-flight map lock").get(&p.request_id) {
+                            token.cancel();
+                        }
+                    }
+                    Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
+                }
+                Step::Nothing
+            }
+            Incoming::Notification(notification) => {
+                tracing::debug!(method = %notification.method, "notification ignored");
+                Step::Nothing
+            }
+            Incoming::Response => {
+                tracing::debug!("response from the client ignored");
+                Step::Nothing
+            }
+            Incoming::Invalid { id, error } => Step::Answer(jsonrpc::encode_error(id.as_ref(), &error)),
+        }
+    }
+
+    /// Runs `run` to its end on the runtime, answering unless it is cancelled first.
+    fn spawn(&self, run: Run) {
+        let Run { id, token, response } = run;
+        let (outbox, in_flight) = (self.outbox.clone(), self.in_flight.clone());
+        self.tasks.spawn(async move {
+            let response = tokio::select! {
+                biased;
+                () = token.cancelled() => None,
+                response = response => Some(response),
+            };
+            in_flight.lock().expect("in-flight map lock").remove(&id);
+            match response {
+                Some(response) => send(&outbox, response.bytes).await,
+                None => tracing::debug!(%id, "request cancelled; no response sent"),
+            }
+        });
+    }
+
+    async fn frame(&self, frame: Frame) {
+        match self.step(frame) {
+            Step::Answer(bytes) => send(&self.outbox, bytes).await,
+            Step::Run(run) => self.spawn(run),
+            Step::Nothing => {}
+        }
+    }
+
+    /// [`frame`](Self::frame) on a thread that may block: a request whose handler completes
+    /// without waiting is answered right here rather than spawned, its answer appended to
+    /// `burst` (lines joined by newlines).
+    fn frame_blocking(&self, frame: Frame, burst: &mut Vec<u8>) {
+        let mut answer = |bytes: Vec<u8>| {
+            if !burst.is_empty() {
+                burst.push(b'\n');
+            }
+            burst.extend_from_slice(&bytes);
+        };
+        match self.step(frame) {
+            Step::Answer(bytes) => answer(bytes),
+            Step::Run(mut run) => {
+                let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+                match run.response.as_mut().poll(&mut context) {
+                    std::task::Poll::Ready(response) => {
+                        self.in_flight.lock().expect("in-flight map lock").remove(&run.id);
+                        answer(response.bytes);
+                    }
+                    // The runtime polls it again at once, with a real waker.
+                    std::task::Poll::Pending => self.spawn(run),
+                }
+            }
+            Step::Nothing => {}
+        }
     }
 }
 
@@ -201,4 +337,19 @@ async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut outgoing: mpsc::Recei
     }
     writer.flush().await?;
     writer.into_inner().shutdown().await
+}
+
+/// [`write_lines`] on a thread of its own, with blocking writes.
+fn write_lines_blocking<W: std::io::Write>(writer: W, mut outgoing: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
+    let mut writer = std::io::BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(message) = outgoing.blocking_recv() {
+        writer.write_all(&message)?;
+        writer.write_all(b"\n")?;
+        while let Ok(message) = outgoing.try_recv() {
+            writer.write_all(&message)?;
+            writer.write_all(b"\n")?;
+        }
+        std::io::Write::flush(&mut writer)?;
+    }
+    std::io::Write::flush(&mut writer)
 }

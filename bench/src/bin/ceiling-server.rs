@@ -1,0 +1,64 @@
+//! The ceiling no MCP framework can beat on the same transports: over stdio, a loop that only
+//! parses each line as JSON and writes a fixed result for its id; over HTTP, a bare axum
+//! handler that returns a fixed JSON body.
+
+use std::io::{BufRead, Write};
+
+use axum::Router;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::post;
+use clap::Parser;
+use serde_json::Value;
+
+const RESULT: &str = r#"{"resultType":"complete","content":[{"type":"text","text":"hi"}]}"#;
+
+#[derive(Parser)]
+struct Args {
+    #[arg(long)]
+    stdio: bool,
+    #[arg(long)]
+    listen: Option<String>,
+}
+
+fn stdio() -> std::io::Result<()> {
+    let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let result: Value = serde_json::from_str(RESULT).expect("valid JSON");
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if stdin.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        // The same work a framework cannot avoid: parse the message, write a message back.
+        let Ok(request) = serde_json::from_str::<Value>(&line) else { continue };
+        let response = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+        serde_json::to_writer(&mut stdout, &response)?;
+        stdout.write_all(b"\n")?;
+        // Flush only when no more input is waiting: the best any server can do.
+        if !stdin.buffer().contains(&b'\n') {
+            stdout.flush()?;
+        }
+    }
+}
+
+async fn answer() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}]}}"#,
+    )
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let args = Args::parse();
+    match args.listen {
+        Some(address) if !args.stdio => {
+            let listener = tokio::net::TcpListener::bind(address).await?;
+            eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+            axum::serve(listener, Router::new().route("/mcp", post(answer))).await
+        }
+        _ => tokio::task::spawn_blocking(stdio).await.expect("the loop does not panic"),
+    }
+}

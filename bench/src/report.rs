@@ -1,0 +1,236 @@
+//! `docs/benchmarks.md`: the figures, the ratios against each peer and the ceiling, the
+//! machine, and the command that reproduces them.
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::Options;
+use crate::build_cost::BuildCost;
+use crate::http::HttpResult;
+use crate::stdio::{StdioResult, WINDOW};
+
+/// Everything measured in one run.
+pub struct Report {
+    seconds: f64,
+    runs: usize,
+    pub stdio: Vec<StdioResult>,
+    pub http: Vec<HttpResult>,
+    pub build: Option<Vec<BuildCost>>,
+}
+
+fn first_line(command: &str, args: &[&str]) -> String {
+    Command::new(command)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(if o.stdout.is_empty() { &o.stderr } else { &o.stdout }).trim().to_owned())
+        .and_then(|s| s.lines().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model =
+        cpuinfo.lines().find_map(|l| l.strip_prefix("model name")).map(|m| m.trim_start_matches([' ', '\t', ':']));
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or("unknown".into(), |kib| format!("{:.1} GiB", kib as f64 / 1024.0 / 1024.0));
+    format!(
+        "- CPU: {} ({cores} cores available)\n- memory: {memory}\n- OS: {}\n- Rust: {}\n- Python: {}\n",
+        model.unwrap_or("unknown"),
+        first_line("uname", &["-sr"]),
+        first_line("rustc", &["--version"]),
+        first_line("python3", &["--version"]),
+    )
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1e3)
+}
+
+impl Report {
+    pub fn new(options: &Options) -> Self {
+        Report { seconds: options.seconds, runs: options.runs.max(1), stdio: Vec::new(), http: Vec::new(), build: None }
+    }
+
+    fn stdio_of(&self, name: &str) -> Option<&StdioResult> {
+        self.stdio.iter().find(|r| r.name == name)
+    }
+
+    fn http_of(&self, name: &str) -> Option<&HttpResult> {
+        self.http.iter().find(|r| r.name == name)
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# Benchmarks\n");
+        let _ = writeln!(
+            out,
+            "The same small server (an `echo` tool and a two-round `confirm_echo` tool that asks a form \
+             first) written with mcp-rounds, with rmcp 3.11 and with the Python SDK (`mcp` 2.3.0), measured \
+             in one run on one machine, next to the ceiling: a loop that only parses each message and writes \
+             a fixed answer (stdio), and a bare axum handler returning a fixed body (HTTP). Every server \
+             speaks protocol 2026-07-28 without a handshake; every answer is checked. Each figure is the \
+             median of {} runs of {} s after a warm-up; higher is better except for latency and memory. The \
+             load generator runs on the same machine as the server.\n",
+            self.runs, self.seconds
+        );
+        let _ = writeln!(out, "Produced by `bench/run` (see `bench/README.md`) on:\n\n{}", machine());
+
+        let _ = writeln!(out, "## stdio\n");
+        let _ = writeln!(
+            out,
+            "| server | `tools/call` per s, one at a time | `tools/call` per s, {WINDOW} in flight | two-round exchanges per s |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---:|");
+        for r in &self.stdio {
+            let rounds = r.rounds.map_or("n/a".into(), |v| format!("{v:.0}"));
+            let _ = writeln!(out, "| {} | {:.0} | {:.0} | {rounds} |", r.name, r.sequential, r.pipelined);
+        }
+        if let Some(ours) = self.stdio_of("mcp-rounds") {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "| ratio | one at a time | in flight | two-round |");
+            let _ = writeln!(out, "|---|---:|---:|---:|");
+            for peer in ["rmcp", "Python SDK"] {
+                if let Some(p) = self.stdio_of(peer) {
+                    let _ = writeln!(
+                        out,
+                        "| mcp-rounds ÷ {peer} | {} | {} | {} |",
+                        ratio(ours.sequential, p.sequential),
+                        ratio(ours.pipelined, p.pipelined),
+                        ratio(ours.rounds.unwrap_or(0.0), p.rounds.unwrap_or(0.0))
+                    );
+                }
+            }
+            if let Some(c) = self.stdio_of("ceiling") {
+                let _ = writeln!(
+                    out,
+                    "| ceiling ÷ mcp-rounds | {} | {} | – |",
+                    ratio(c.sequential, ours.sequential),
+                    ratio(c.pipelined, ours.pipelined)
+                );
+            }
+        }
+
+        let _ = writeln!(out, "\n## Streamable HTTP\n");
+        let _ = writeln!(
+            out,
+            "`tools/call` of `echo` over keep-alive connections, each sending its next call when the last is answered.\n"
+        );
+        let _ = writeln!(out, "| server | connections | requests per s | p50 ms | p99 ms |");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+        for r in &self.http {
+            for level in &r.levels {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {:.0} | {} | {} |",
+                    r.name,
+                    level.connections,
+                    level.rps,
+                    ms(level.p50),
+                    ms(level.p99)
+                );
+            }
+        }
+        if let Some(ours) = self.http_of("mcp-rounds") {
+            let _ = writeln!(
+                out,
+                "\n| ratio of requests per s | {} |",
+                crate::http::CONNECTIONS.map(|c| format!("{c} conn.")).join(" | ")
+            );
+            let _ = writeln!(out, "|---|{}", "---:|".repeat(crate::http::CONNECTIONS.len()));
+            let row = |label: String, f: &dyn Fn(usize) -> String| {
+                let cells: Vec<String> = (0..crate::http::CONNECTIONS.len()).map(f).collect();
+                format!("| {label} | {} |", cells.join(" | "))
+            };
+            for peer in ["rmcp", "Python SDK"] {
+                if let Some(p) = self.http_of(peer) {
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        row(format!("mcp-rounds ÷ {peer}"), &|i| ratio(ours.levels[i].rps, p.levels[i].rps))
+                    );
+                }
+            }
+            if let Some(c) = self.http_of("ceiling") {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    row("ceiling ÷ mcp-rounds".into(), &|i| ratio(c.levels[i].rps, ours.levels[i].rps))
+                );
+            }
+        }
+        let _ = writeln!(out, "\nPeak resident memory of each server over the whole HTTP run:\n");
+        let _ = writeln!(out, "| server | peak memory |");
+        let _ = writeln!(out, "|---|---:|");
+        for r in &self.http {
+            let _ = writeln!(out, "| {} | {:.1} MiB |", r.name, r.peak_rss_kib as f64 / 1024.0);
+        }
+
+        if let Some(build) = &self.build {
+            let _ = writeln!(out, "\n## Build cost\n");
+            let _ = writeln!(
+                out,
+                "A 20-tool stdio server (each tool takes three arguments), dev profile, with the same dependency \
+                 versions: built from an empty target directory, then again after editing one tool's body.\n"
+            );
+            let _ = writeln!(out, "| framework | clean build s | incremental build s |");
+            let _ = writeln!(out, "|---|---:|---:|");
+            for b in build {
+                let _ =
+                    writeln!(out, "| {} | {:.1} | {:.2} |", b.name, b.clean.as_secs_f64(), b.incremental.as_secs_f64());
+            }
+        }
+
+        let _ = writeln!(out, "\n## Targets\n");
+        for line in self.targets() {
+            let _ = writeln!(out, "- {line}");
+        }
+        out
+    }
+
+    /// Each target of the benchmark issue, met or not, from the figures above.
+    fn targets(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let verdict = |ok: bool| if ok { "met" } else { "**missed**" };
+        if let (Some(ours), Some(rmcp)) = (self.stdio_of("mcp-rounds"), self.stdio_of("rmcp")) {
+            let ok = ours.sequential > rmcp.sequential
+                && ours.pipelined > rmcp.pipelined
+                && ours.rounds.unwrap_or(0.0) > rmcp.rounds.unwrap_or(0.0);
+            lines.push(format!("ahead of rmcp on every stdio row: {}", verdict(ok)));
+        }
+        if let (Some(ours), Some(rmcp)) = (self.http_of("mcp-rounds"), self.http_of("rmcp")) {
+            let ok = ours.levels.iter().zip(&rmcp.levels).all(|(a, b)| a.rps > b.rps);
+            lines.push(format!("ahead of rmcp on every HTTP row: {}", verdict(ok)));
+        }
+        if let (Some(ours), Some(c)) = (self.stdio_of("mcp-rounds"), self.stdio_of("ceiling")) {
+            let worst = (c.sequential / ours.sequential).max(c.pipelined / ours.pipelined);
+            lines.push(format!("within 1.3× of the stdio ceiling (worst {worst:.2}×): {}", verdict(worst <= 1.3)));
+        }
+        if let (Some(ours), Some(c)) = (self.http_of("mcp-rounds"), self.http_of("ceiling")) {
+            let worst = ours.levels.iter().zip(&c.levels).map(|(a, b)| b.rps / a.rps).fold(0.0, f64::max);
+            lines.push(format!("within 1.3× of the HTTP ceiling (worst {worst:.2}×): {}", verdict(worst <= 1.3)));
+        }
+        if let Some(build) = &self.build
+            && let (Some(ours), Some(rmcp)) =
+                (build.iter().find(|b| b.name == "twenty-rounds"), build.iter().find(|b| b.name == "twenty-rmcp"))
+        {
+            lines.push(format!(
+                "incremental build no slower than rmcp ({:.2} s vs {:.2} s): {}",
+                ours.incremental.as_secs_f64(),
+                rmcp.incremental.as_secs_f64(),
+                verdict(ours.incremental <= rmcp.incremental)
+            ));
+        }
+        lines
+    }
+}

@@ -1,0 +1,177 @@
+//! stdio: `tools/call` per second one at a time and pipelined, and complete two-round
+//! exchanges per second.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::Subject;
+
+/// What one server did over stdio.
+pub struct StdioResult {
+    pub name: &'static str,
+    /// Calls per second, waiting for each answer before the next call.
+    pub sequential: f64,
+    /// Calls per second with up to [`WINDOW`] calls in flight.
+    pub pipelined: f64,
+    /// Complete two-round exchanges per second, one at a time.
+    pub rounds: Option<f64>,
+}
+
+/// Calls in flight when pipelining.
+pub const WINDOW: usize = 256;
+
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Process {
+    fn start(subject: &Subject) -> Process {
+        let mut child = Command::new(&subject.command[0])
+            .args(&subject.command[1..])
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", subject.name));
+        let stdout = child.stdout.take().expect("piped");
+        let stdin = child.stdin.take().expect("piped");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Process { child, stdin, lines }
+    }
+
+    fn send(&mut self, message: &str) {
+        self.stdin.write_all(message.as_bytes()).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn recv(&self) -> Value {
+        let line = self.lines.recv_timeout(Duration::from_secs(30)).expect("an answer within 30 s");
+        serde_json::from_str(&line).expect("a JSON answer")
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}
+    })
+}
+
+/// A `tools/call` of `echo` with id `id`.
+pub fn echo_call(id: u64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"_meta": meta(), "name": "echo", "arguments": {"text": "hi"}}})
+    .to_string()
+}
+
+fn confirm_call(id: u64, retry: Option<&str>) -> String {
+    let mut params = json!({"_meta": meta(), "name": "confirm_echo", "arguments": {"text": "hi"}});
+    if let Some(state) = retry {
+        params["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+        params["requestState"] = json!(state);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+fn check_echo(answer: &Value, subject: &Subject) {
+    let text = &answer["result"]["content"][0]["text"];
+    assert_eq!(text, "hi", "{} answered {answer}", subject.name);
+}
+
+fn sequential(process: &mut Process, subject: &Subject, duration: Duration, next: &mut u64) -> f64 {
+    let started = Instant::now();
+    let mut calls = 0u64;
+    while started.elapsed() < duration {
+        *next += 1;
+        process.send(&echo_call(*next));
+        check_echo(&process.recv(), subject);
+        calls += 1;
+    }
+    calls as f64 / started.elapsed().as_secs_f64()
+}
+
+fn pipelined(process: &mut Process, subject: &Subject, duration: Duration, next: &mut u64) -> f64 {
+    let started = Instant::now();
+    let (mut sent, mut received) = (0u64, 0u64);
+    // Keep the window full; stop sending when the time is up, then drain.
+    loop {
+        let sending = started.elapsed() < duration;
+        if !sending && received == sent {
+            break;
+        }
+        let mut batch = String::new();
+        while sending && sent - received < WINDOW as u64 {
+            *next += 1;
+            batch.push_str(&echo_call(*next));
+            batch.push('\n');
+            sent += 1;
+        }
+        if !batch.is_empty() {
+            process.stdin.write_all(batch.as_bytes()).expect("write");
+            process.stdin.flush().expect("flush");
+        }
+        check_echo(&process.recv(), subject);
+        received += 1;
+    }
+    received as f64 / started.elapsed().as_secs_f64()
+}
+
+fn rounds(process: &mut Process, subject: &Subject, duration: Duration, next: &mut u64) -> f64 {
+    let started = Instant::now();
+    let mut exchanges = 0u64;
+    while started.elapsed() < duration {
+        *next += 1;
+        process.send(&confirm_call(*next, None));
+        let asked = process.recv();
+        assert_eq!(asked["result"]["resultType"], "input_required", "{} answered {asked}", subject.name);
+        let state = asked["result"]["requestState"].as_str().expect("a requestState").to_owned();
+        *next += 1;
+        process.send(&confirm_call(*next, Some(&state)));
+        check_echo(&process.recv(), subject);
+        exchanges += 1;
+    }
+    exchanges as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The median of `runs` measurements: one noisy run on a busy machine decides nothing.
+pub fn median(runs: usize, mut measure: impl FnMut() -> f64) -> f64 {
+    let mut values: Vec<f64> = (0..runs).map(|_| measure()).collect();
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Measures `subject` over stdio, each figure the median of `runs`.
+pub fn measure(subject: &Subject, duration: Duration, runs: usize) -> StdioResult {
+    let mut process = Process::start(subject);
+    let mut next = 0;
+    // Warm up: first calls pay for lazy initialization in every framework.
+    sequential(&mut process, subject, Duration::from_millis(500), &mut next);
+    let sequential = median(runs, || sequential(&mut process, subject, duration, &mut next));
+    let pipelined = median(runs, || pipelined(&mut process, subject, duration, &mut next));
+    let rounds = subject.rounds.then(|| median(runs, || rounds(&mut process, subject, duration, &mut next)));
+    StdioResult { name: subject.name, sequential, pipelined, rounds }
+}
