@@ -34,21 +34,21 @@ fn rounds_source(edit: usize) -> String {
 
 fn rmcp_source(edit: usize) -> String {
     let mut source = String::from(
-        "//! A 20-tool server written with rmcp.\n\nuse rmcp::handler::server::router::tool::ToolRouter;\nuse rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};\n\n",
+        "//! A 20-tool server written with rmcp.\n\nuse rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};\n\n",
     );
     for i in 0..TOOLS {
         source.push_str(&format!(
             "#[derive(serde::Deserialize, schemars::JsonSchema)]\nstruct Args{i} {{\n    /// A word.\n    word: String,\n    /// How many times.\n    times: u32,\n    /// A separator.\n    separator: Option<String>,\n}}\n\n"
         ));
     }
-    source.push_str("#[derive(Clone)]\nstruct Twenty {\n    tool_router: ToolRouter<Self>,\n}\n\n#[tool_router]\nimpl Twenty {\n    fn new() -> Self {\n        Self { tool_router: Self::tool_router() }\n    }\n\n");
+    source.push_str("#[derive(Clone)]\nstruct Twenty;\n\n#[tool_router]\nimpl Twenty {\n");
     for i in 0..TOOLS {
         source.push_str(&format!(
             "    /// Tool number {i}: joins its arguments.\n    #[tool(annotations(read_only_hint = true))]\n    fn tool_{i}(&self, Parameters(Args{i} {{ word, times, separator }}): Parameters<Args{i}>) -> String {{\n        let separator = separator.unwrap_or_else(|| \"{sep}\".into());\n        vec![word; times as usize].join(&separator)\n    }}\n\n",
             sep = if i == 7 { format!("-{edit}-") } else { " ".into() }
         ));
     }
-    source.push_str("}\n\n#[tool_handler]\nimpl ServerHandler for Twenty {}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    let service = Twenty::new().serve(rmcp::transport::stdio()).await?;\n    service.waiting().await?;\n    Ok(())\n}\n");
+    source.push_str("}\n\n#[tool_handler(name = \"twenty\", version = \"1.0.0\")]\nimpl ServerHandler for Twenty {}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {\n    Twenty.serve(rmcp::transport::stdio_pipes()).await?.waiting().await?;\n    Ok(())\n}\n");
     source
 }
 

@@ -77,7 +77,7 @@ fn peak_rss_kib(pid: u32) -> u64 {
 }
 
 fn request(address: &str, id: u64) -> Request<Full<Bytes>> {
-    Request::post(format!("http://{address}/mcp"))
+    Request::post("/mcp")
         .header("Host", address)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")

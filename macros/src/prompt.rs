@@ -89,25 +89,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     };
     uses_rounds
         .push(quote_spanned! {output_span=> <#output as ::mcp_rounds::__private::IntoPromptResult>::USES_ROUNDS });
-    let complete_fns = if completers.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            fn completes() -> bool {
-                true
-            }
-
-            fn complete(&self, __request: ::mcp_rounds::__private::CompletionRequest)
-                -> ::core::option::Option<::mcp_rounds::__private::BoxFuture<'_,
-                    ::core::result::Result<::mcp_rounds::__private::Completion, ::mcp_rounds::__private::Error>>>
-            {
-                match __request.argument.as_str() {
-                    #(#completers)*
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
-    };
+    let complete_fns = crate::signature::complete_fns(&completers);
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let count = function.params.len();

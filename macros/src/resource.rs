@@ -107,25 +107,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             completers.push(quote!(#variable => ::core::option::Option::Some(#call),));
         }
     }
-    let complete_fns = if completers.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            fn completes() -> bool {
-                true
-            }
-
-            fn complete(&self, __request: ::mcp_rounds::__private::CompletionRequest)
-                -> ::core::option::Option<::mcp_rounds::__private::BoxFuture<'_,
-                    ::core::result::Result<::mcp_rounds::__private::Completion, ::mcp_rounds::__private::Error>>>
-            {
-                match __request.argument.as_str() {
-                    #(#completers)*
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
-    };
+    let complete_fns = crate::signature::complete_fns(&completers);
     for (param, arg) in function.params.iter().zip(&args_idents) {
         let ty = &param.ty;
         let span = ty.span();

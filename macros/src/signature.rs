@@ -357,3 +357,26 @@ pub fn required_state_body(states: &[TokenStream]) -> TokenStream {
         __states.into_iter().flatten().collect()
     }
 }
+
+/// The `completes` and `complete` methods of a prompt or resource definition, dispatching on
+/// the argument name to the `completers` arms; nothing when there are none.
+pub fn complete_fns(completers: &[TokenStream]) -> TokenStream {
+    if completers.is_empty() {
+        return quote!();
+    }
+    quote! {
+        fn completes() -> bool {
+            true
+        }
+
+        fn complete(&self, __request: ::mcp_rounds::__private::CompletionRequest)
+            -> ::core::option::Option<::mcp_rounds::__private::BoxFuture<'_,
+                ::core::result::Result<::mcp_rounds::__private::Completion, ::mcp_rounds::__private::Error>>>
+        {
+            match __request.argument.as_str() {
+                #(#completers)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+}
