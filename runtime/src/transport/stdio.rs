@@ -84,6 +84,9 @@ impl Stdio {
     ///
     /// stdin and stdout get threads of their own, and a request whose handler needs no waiting
     /// is answered from the reading thread: one hand-off (to the writing thread) per request.
+    /// A tool that computes for long without awaiting anything therefore holds up the reading
+    /// of the next requests while it runs: mark it `#[tool(blocking)]` and it runs on a thread
+    /// of its own instead.
     pub async fn serve(&self, server: &Server) -> io::Result<()> {
         let (outbox, outgoing) = mpsc::channel::<Vec<u8>>(OUTBOX_CAPACITY);
         let writer = std::thread::Builder::new()
