@@ -86,6 +86,35 @@ fn is_blank(frame: &Frame) -> bool {
     matches!(frame, Frame::Message(bytes) if bytes.iter().all(u8::is_ascii_whitespace))
 }
 
+/// What the bytes a reader has buffered amount to.
+enum Next {
+    /// A non-blank frame, after consuming this many bytes.
+    Frame(usize, Frame),
+    /// Consume this many bytes and read on.
+    More(usize),
+    /// End of input.
+    End,
+}
+
+impl Framer {
+    /// The next step of a reader whose buffer holds `available` (empty at end of input),
+    /// skipping blank lines.
+    fn next(&mut self, available: &[u8]) -> Next {
+        let (consumed, frame) = if available.is_empty() {
+            match self.finish() {
+                Some(frame) => (0, frame),
+                None => return Next::End,
+            }
+        } else {
+            match self.feed(available) {
+                (consumed, Some(frame)) => (consumed, frame),
+                (consumed, None) => return Next::More(consumed),
+            }
+        };
+        if is_blank(&frame) { Next::More(consumed) } else { Next::Frame(consumed, frame) }
+    }
+}
+
 /// Reads frames from a buffered byte stream.
 #[derive(Debug)]
 pub struct LineReader<R> {
@@ -103,21 +132,13 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     pub async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
         loop {
             let available = self.reader.fill_buf().await?;
-            let frame = if available.is_empty() {
-                match self.framer.finish() {
-                    Some(frame) => frame,
-                    None => return Ok(None),
+            match self.framer.next(available) {
+                Next::End => return Ok(None),
+                Next::Frame(consumed, frame) => {
+                    self.reader.consume(consumed);
+                    return Ok(Some(frame));
                 }
-            } else {
-                let (consumed, frame) = self.framer.feed(available);
-                self.reader.consume(consumed);
-                match frame {
-                    Some(frame) => frame,
-                    None => continue,
-                }
-            };
-            if !is_blank(&frame) {
-                return Ok(Some(frame));
+                Next::More(consumed) => self.reader.consume(consumed),
             }
         }
     }
@@ -147,21 +168,13 @@ impl<R: std::io::Read> BlockingLineReader<R> {
         use std::io::BufRead as _;
         loop {
             let available = self.reader.fill_buf()?;
-            let frame = if available.is_empty() {
-                match self.framer.finish() {
-                    Some(frame) => frame,
-                    None => return Ok(None),
+            match self.framer.next(available) {
+                Next::End => return Ok(None),
+                Next::Frame(consumed, frame) => {
+                    self.reader.consume(consumed);
+                    return Ok(Some(frame));
                 }
-            } else {
-                let (consumed, frame) = self.framer.feed(available);
-                self.reader.consume(consumed);
-                match frame {
-                    Some(frame) => frame,
-                    None => continue,
-                }
-            };
-            if !is_blank(&frame) {
-                return Ok(Some(frame));
+                Next::More(consumed) => self.reader.consume(consumed),
             }
         }
     }
