@@ -74,6 +74,11 @@ impl Notifier {
         self.0.try_send(message).is_ok()
     }
 
+    /// Whether the stream is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+
     /// Sends, waiting for room; `false` when the stream is gone.
     pub(crate) async fn send(&self, message: Vec<u8>) -> bool {
         self.0.send(message).await.is_ok()

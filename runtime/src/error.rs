@@ -33,6 +33,9 @@ pub enum ErrorCode {
     MissingRequiredClientCapability,
     /// -32022: the request's protocol version is not supported.
     UnsupportedProtocolVersion,
+    /// -32002: the resource does not exist. Sent only in sessions of revision 2025-11-25 and
+    /// earlier; 2026-07-28 answers -32602 with the URI in `data`.
+    ResourceNotFound,
 }
 
 impl ErrorCode {
@@ -47,6 +50,7 @@ impl ErrorCode {
             ErrorCode::HeaderMismatch => -32020,
             ErrorCode::MissingRequiredClientCapability => -32021,
             ErrorCode::UnsupportedProtocolVersion => -32022,
+            ErrorCode::ResourceNotFound => -32002,
         }
     }
 
@@ -61,6 +65,7 @@ impl ErrorCode {
             -32020 => ErrorCode::HeaderMismatch,
             -32021 => ErrorCode::MissingRequiredClientCapability,
             -32022 => ErrorCode::UnsupportedProtocolVersion,
+            -32002 => ErrorCode::ResourceNotFound,
             _ => return None,
         })
     }

@@ -22,6 +22,7 @@ pub mod form;
 mod handler;
 pub mod headers;
 pub mod jsonrpc;
+mod legacy;
 mod listen;
 mod macros_doc;
 pub mod model;

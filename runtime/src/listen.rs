@@ -42,7 +42,7 @@ fn accept(inner: &Inner, filter: &SubscriptionFilter, context: &RequestContext) 
 }
 
 /// Whether `uri` is `subscribed` or below it (`notes://a/b` is below `notes://a`).
-fn covers(subscribed: &str, uri: &str) -> bool {
+pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
     uri == subscribed
         || uri.strip_prefix(subscribed).is_some_and(|rest| rest.starts_with('/') || subscribed.ends_with('/'))
 }

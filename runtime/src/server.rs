@@ -118,6 +118,7 @@ pub struct ServerBuilder {
     resources_cache: Option<CacheHints>,
     stamp_server_info: bool,
     subscriptions: SubscriptionPolicy,
+    legacy_sessions: bool,
 }
 
 /// Decides which resource URIs a listener may subscribe to.
@@ -150,6 +151,7 @@ impl ServerBuilder {
             resources_cache: None,
             stamp_server_info: true,
             subscriptions: Arc::new(|_, _| true),
+            legacy_sessions: true,
         }
     }
 
@@ -273,6 +275,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether clients of revision 2025-11-25 and 2025-06-18 are served (default true): an
+    /// `initialize` then opens a session in which the same tools, resources and prompts run
+    /// unchanged, with rounds played out as live requests to the client. When false,
+    /// `initialize` is answered -32601 with the versions this server speaks.
+    pub fn legacy_sessions(mut self, serve: bool) -> Self {
+        self.legacy_sessions = serve;
+        self
+    }
+
     /// Checks the description and renders everything that does not change per request.
     pub fn build(self) -> Result<Server, BuildError> {
         let info = Arc::new(self.info);
@@ -335,7 +346,7 @@ impl ServerBuilder {
         let discover = render(&DiscoverResult {
             supported_versions: SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
-            instructions: self.instructions,
+            instructions: self.instructions.clone(),
             ttl_ms: self.discover_cache.ttl_ms,
             cache_scope: self.discover_cache.cache_scope,
             meta: result_meta.clone(),
@@ -367,6 +378,9 @@ impl ServerBuilder {
 
         Ok(Server {
             inner: Arc::new(Inner {
+                info,
+                instructions: self.instructions,
+                legacy_sessions: self.legacy_sessions,
                 result_meta,
                 capabilities,
                 discover,
@@ -437,6 +451,9 @@ impl Serialize for PromptRoute {
 }
 
 pub(crate) struct Inner {
+    pub(crate) info: Arc<Implementation>,
+    pub(crate) instructions: Option<String>,
+    pub(crate) legacy_sessions: bool,
     pub(crate) result_meta: ResultMeta,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) discover: Box<RawValue>,

@@ -6,6 +6,9 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
 /// Every version accepted in a request's `_meta`, newest first.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 
+/// Versions of the `initialize` handshake a legacy session may settle on, newest first.
+pub const LEGACY_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18"];
+
 /// Whether `version` is accepted.
 pub fn is_supported(version: &str) -> bool {
     SUPPORTED_PROTOCOL_VERSIONS.contains(&version)

@@ -1,5 +1,6 @@
 //! Everything the conformance suite calls, by kind.
 
+mod elicitation;
 mod prompts;
 mod resources;
 mod rounds;
@@ -27,6 +28,7 @@ pub fn all() -> Vec<Handler> {
         tools::test_error_handling,
         tools::test_tool_with_progress,
         tools::test_logging_tool,
+        tools::test_tool_with_logging,
         tools::test_trigger_tool_change,
         tools::test_trigger_prompt_change,
     ]);
@@ -41,6 +43,12 @@ pub fn all() -> Vec<Handler> {
         rounds::test_input_required_result_multi_round,
         rounds::test_input_required_result_tampered_state,
         rounds::test_input_required_result_capabilities,
+    ]);
+    all.extend(handlers![
+        elicitation::test_sampling,
+        elicitation::test_elicitation,
+        elicitation::test_elicitation_sep1034_defaults,
+        elicitation::test_elicitation_sep1330_enums,
     ]);
     all.extend(handlers![
         prompts::test_simple_prompt,

@@ -7,6 +7,12 @@
 //! before its answer (progress, log messages, a listen stream's events). Error statuses follow
 //! the revision: 400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601.
 //! Closing the stream cancels the request.
+//!
+//! Clients of revision 2025-11-25 are served on the same endpoint: an `initialize` without the
+//! 2026-07-28 envelope opens a session, whose id travels in `Mcp-Session-Id`; that session's
+//! requests, notifications and responses are POSTed with it, a GET with it opens the
+//! session's notification stream, and a DELETE ends it. Session errors travel with status 200,
+//! as that revision has them.
 
 use std::future::Future;
 use std::io;
@@ -21,6 +27,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use futures_util::StreamExt as _;
 use futures_util::stream::{self, Stream};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -31,8 +38,13 @@ use tokio_util::sync::CancellationToken;
 use crate::context::{Notifier, Principal};
 use crate::error::{Error, ErrorCode};
 use crate::headers::StandardHeaders;
-use crate::jsonrpc::{self, Incoming};
+use crate::jsonrpc::{self, Incoming, Request};
+use crate::legacy::{self, Session};
 use crate::server::{Call, Server};
+use crate::version::{LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
+
+use super::sessions::Sessions;
+pub use super::sessions::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
 use crate::tool::BoxFuture;
 
 /// Default limit on one request body: 4 MiB.
@@ -136,6 +148,8 @@ pub struct Http {
     allowed_hosts: Option<Vec<String>>,
     max_body_bytes: usize,
     keep_alive: Duration,
+    session_idle: Duration,
+    max_sessions: usize,
 }
 
 impl std::fmt::Debug for Http {
@@ -154,6 +168,8 @@ impl Http {
             allowed_hosts: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             keep_alive: Duration::from_secs(15),
+            session_idle: DEFAULT_SESSION_IDLE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 
@@ -202,6 +218,20 @@ impl Http {
         self
     }
 
+    /// How long a legacy (2025-11-25) session may go unused before it is closed (default 30
+    /// minutes); a session whose notification stream is open stays.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// How many legacy sessions may be open at once (default 10 000); at the limit, the least
+    /// recently used one is closed to make room.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
     /// The axum router serving `server` at the endpoint, to mount in a larger application.
     /// `shutdown`, when cancelled, ends listen streams with a result.
     pub fn router(&self, server: &Server, shutdown: CancellationToken) -> Router {
@@ -213,8 +243,9 @@ impl Http {
     }
 
     fn router_for(&self, server: &Server, shutdown: CancellationToken, hosts: Hosts) -> Router {
-        let app = Arc::new(App { server: server.clone(), http: self.clone(), shutdown, hosts });
-        Router::new().route(&self.path, post(handle)).with_state(app)
+        let sessions = Sessions::new(self.session_idle, self.max_sessions);
+        let app = Arc::new(App { server: server.clone(), http: self.clone(), shutdown, hosts, sessions });
+        Router::new().route(&self.path, post(handle).get(handle_get).delete(handle_delete)).with_state(app)
     }
 
     /// Binds the listening socket.
@@ -262,6 +293,13 @@ struct App {
     http: Http,
     shutdown: CancellationToken,
     hosts: Hosts,
+    sessions: Sessions,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.sessions.close_all();
+    }
 }
 
 /// Which `Host` headers are answered.
@@ -333,25 +371,26 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
         .any(|v| v.contains("text/event-stream") || v.contains("*/*"))
 }
 
-async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
+/// The checks every request passes before anything else: the `Host` and `Origin` (DNS
+/// rebinding), then authentication. The principal, or the response that refuses it.
+async fn admit(app: &App, uri: &axum::http::Uri, headers: &HeaderMap) -> Result<Principal, Response> {
     // HTTP/2 carries the host as the URI's authority rather than a header.
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).or(uri.authority().map(|a| a.as_str()));
     if !app.hosts.allows(host) {
         tracing::warn!("request for a host this server does not answer to refused");
         let error = Error::invalid_request("Host not allowed");
-        return error_response(StatusCode::FORBIDDEN, None, &error);
+        return Err(error_response(StatusCode::FORBIDDEN, None, &error));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         if !is_local_origin(origin) && !app.http.allowed_origins.iter().any(|o| o == origin) {
             tracing::warn!("request from a disallowed Origin refused");
             let error = Error::invalid_request("Origin not allowed");
-            return error_response(StatusCode::FORBIDDEN, None, &error);
+            return Err(error_response(StatusCode::FORBIDDEN, None, &error));
         }
     }
-
-    let principal = match app.http.authenticator.authenticate(&headers).await {
-        Ok(principal) => principal,
+    match app.http.authenticator.authenticate(headers).await {
+        Ok(principal) => Ok(principal),
         Err(Unauthorized { error }) => {
             let challenge = match error {
                 Some(error) => format!("Bearer realm=\"mcp\", error=\"{error}\""),
@@ -362,8 +401,15 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
             if let Ok(value) = HeaderValue::from_str(&challenge) {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
             }
-            return response;
+            Err(response)
         }
+    }
+}
+
+async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
+    let principal = match admit(&app, &uri, &headers).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
     };
 
     let limit = app.http.max_body_bytes;
@@ -376,7 +422,14 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         }
     };
 
+    if let Some(session_id) = header_string(&headers, SESSION_ID) {
+        return session_post(&app, &session_id, principal, &headers, &bytes).await;
+    }
+
     let request = match jsonrpc::decode(&bytes) {
+        Incoming::Request(request) if &*request.method == "initialize" && opens_session(&app, &request, &headers) => {
+            return initialize(&app, principal, request).await;
+        }
         Incoming::Request(request) => request,
         Incoming::Notification(notification) => {
             // Cancellation over HTTP is closing the stream; other notifications need nothing.
@@ -405,21 +458,180 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         shutdown: app.shutdown.clone(),
         ..Call::new(request, principal)
     };
-    let mut work = Box::pin(app.server.handle_call(call));
+    let work = app.server.handle_call(call);
+    answer(work, notes_rx, cancellation, Era::Modern, app.http.keep_alive).await
+}
+
+/// Which revision's rules a response follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Era {
+    /// 2026-07-28: error statuses per code.
+    Modern,
+    /// A 2025-11-25 session: JSON-RPC errors travel with 200.
+    Legacy,
+}
+
+impl Era {
+    fn status(self, error: Option<ErrorCode>) -> StatusCode {
+        match (self, error) {
+            (_, None) | (Era::Legacy, Some(_)) => StatusCode::OK,
+            (Era::Modern, Some(code)) => status_of(code),
+        }
+    }
+}
+
+/// The header that carries a legacy session's id.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// Whether an `initialize` opens a legacy session: unless the server refuses them, or the
+/// request says it is of 2026-07-28 (in its `_meta` or its version header), where
+/// `initialize` does not exist.
+fn opens_session(app: &App, request: &Request, headers: &HeaderMap) -> bool {
+    let modern_header = header_string(headers, "mcp-protocol-version")
+        .is_some_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()));
+    app.server.inner.legacy_sessions && !modern_header && !legacy::is_modern(request.params.as_deref())
+}
+
+/// Runs the handshake; a session is kept (and its id sent) only when it succeeds.
+async fn initialize(app: &App, principal: Principal, request: Request) -> Response {
+    let session = Session::new(&app.server, principal, None);
+    let response = session.handle(request, CancellationToken::new(), None, app.shutdown.clone()).await;
+    let ok = response.error.is_none();
+    let mut reply = json_response(StatusCode::OK, response.bytes);
+    if ok {
+        let id = app.sessions.insert(session);
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            reply.headers_mut().insert(SESSION_ID, value);
+        }
+    }
+    reply
+}
+
+/// A POST of a legacy session: a request, a notification, or the client's answer to one of
+/// the server's requests.
+async fn session_post(app: &App, id: &str, principal: Principal, headers: &HeaderMap, bytes: &[u8]) -> Response {
+    let Some(session) = app.sessions.get(id, &principal) else {
+        return session_not_found();
+    };
+    // The version header, when sent, is the one the handshake settled on.
+    if let Some(version) = header_string(headers, "mcp-protocol-version")
+        && session.version().is_some_and(|negotiated| negotiated != version)
+    {
+        let error = Error::invalid_request(format!(
+            "MCP-Protocol-Version {version:?} is not this session's; it negotiated {} (sessions speak {})",
+            session.version().unwrap_or_default(),
+            LEGACY_PROTOCOL_VERSIONS.join(", ")
+        ));
+        return error_response(StatusCode::BAD_REQUEST, None, &error);
+    }
+    match jsonrpc::decode(bytes) {
+        Incoming::Request(request) => {
+            if legacy::is_modern(request.params.as_deref()) {
+                let error = Error::invalid_request(
+                    "A request with the 2026-07-28 _meta is stateless: send it without Mcp-Session-Id",
+                );
+                return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &error);
+            }
+            let cancellation = CancellationToken::new();
+            let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);
+            let notifier = accepts_event_stream(headers).then(|| Notifier::new(notes_tx));
+            let work = session.handle(request, cancellation.clone(), notifier, app.shutdown.clone());
+            answer(work, notes_rx, cancellation, Era::Legacy, app.http.keep_alive).await
+        }
+        Incoming::Notification(notification) => {
+            session.notification(&notification.method);
+            StatusCode::ACCEPTED.into_response()
+        }
+        Incoming::Response => {
+            if !session.answer(bytes) {
+                tracing::debug!("a response that answers nothing this session asked was ignored");
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        Incoming::Invalid { id, error } => error_response(StatusCode::BAD_REQUEST, id.as_ref(), &error),
+    }
+}
+
+fn session_not_found() -> Response {
+    // The 2025 transport's signal to start over with a new initialize.
+    let error = Error::invalid_request("Session not found: it ended or never existed; initialize again");
+    error_response(StatusCode::NOT_FOUND, None, &error)
+}
+
+/// GET opens a legacy session's stream of notifications outside requests (list changes,
+/// resource updates). 2026-07-28 has no GET: 405.
+async fn handle_get(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    let principal = match admit(&app, &uri, &headers).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
+    let Some(id) = header_string(&headers, SESSION_ID) else {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    };
+    let Some(session) = app.sessions.get(&id, &principal) else {
+        return session_not_found();
+    };
+    if !accepts_event_stream(&headers) {
+        let error = Error::invalid_request("The notification stream is text/event-stream: accept it");
+        return error_response(StatusCode::NOT_ACCEPTABLE, None, &error);
+    }
+    if session.has_sink() {
+        let error = Error::invalid_request("This session already has a notification stream open");
+        return error_response(StatusCode::CONFLICT, None, &error);
+    }
+    let (sender, receiver) = mpsc::channel::<Vec<u8>>(STREAM_BUFFER);
+    session.set_sink(Some(Notifier::new(sender)));
+    let events = tokio_stream_of(receiver)
+        .map(|bytes| {
+            Ok::<_, std::convert::Infallible>(Event::default().event("message").data(String::from_utf8_lossy(&bytes)))
+        })
+        .take_until(app.shutdown.clone().cancelled_owned());
+    let mut response = Sse::new(events).keep_alive(KeepAlive::new().interval(app.http.keep_alive)).into_response();
+    response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+fn tokio_stream_of(receiver: mpsc::Receiver<Vec<u8>>) -> impl Stream<Item = Vec<u8>> + Send {
+    stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|bytes| (bytes, receiver)) })
+}
+
+/// DELETE ends a legacy session.
+async fn handle_delete(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    let principal = match admit(&app, &uri, &headers).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
+    let Some(id) = header_string(&headers, SESSION_ID) else {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    };
+    if app.sessions.remove(&id, &principal) { StatusCode::OK.into_response() } else { session_not_found() }
+}
+
+/// Runs `work` and answers: with JSON when it finishes without anything to stream first, else
+/// with an event stream of its notifications and then its answer.
+async fn answer(
+    work: impl Future<Output = crate::server::Response> + Send + 'static,
+    mut notes_rx: mpsc::Receiver<Vec<u8>>,
+    cancellation: CancellationToken,
+    era: Era,
+    keep_alive: Duration,
+) -> Response {
+    let mut work = Box::pin(work);
     // Most requests need no waiting: answer those right here, without a task of their own.
     let first_poll = std::future::poll_fn(|cx| std::task::Poll::Ready(work.as_mut().poll(cx))).await;
-    let mut notes_rx = notes_rx;
     if let std::task::Poll::Ready(response) = first_poll {
         match notes_rx.try_recv() {
-            Err(_) => {
-                let status = response.error.map_or(StatusCode::OK, status_of);
-                return json_response(status, response.bytes);
-            }
+            Err(_) => return json_response(era.status(response.error), response.bytes),
             // It notified before answering: the notifications go first, on an event stream.
             Ok(first) => {
                 let (done_tx, done_rx) = oneshot::channel();
                 let _ = done_tx.send(response);
-                return stream_response(first, notes_rx, done_rx, cancellation.drop_guard(), app.http.keep_alive);
+                return stream_response(first, notes_rx, done_rx, cancellation.drop_guard(), keep_alive);
             }
         }
     }
@@ -434,7 +646,7 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
             }
         }
     });
-    respond(notes_rx, done_rx, cancellation.drop_guard(), app.http.keep_alive).await
+    respond(notes_rx, done_rx, cancellation.drop_guard(), era, keep_alive).await
 }
 
 /// Answers with JSON when the request finishes before it has anything to stream, and with an
@@ -443,6 +655,7 @@ async fn respond(
     mut notes: mpsc::Receiver<Vec<u8>>,
     done: oneshot::Receiver<crate::server::Response>,
     guard: tokio_util::sync::DropGuard,
+    era: Era,
     keep_alive: Duration,
 ) -> Response {
     let mut done = done;
@@ -451,10 +664,7 @@ async fn respond(
         first = notes.recv() => first,
         response = &mut done => {
             return match response {
-                Ok(response) => {
-                    let status = response.error.map_or(StatusCode::OK, status_of);
-                    json_response(status, response.bytes)
-                }
+                Ok(response) => json_response(era.status(response.error), response.bytes),
                 Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
             };
         }
@@ -462,7 +672,7 @@ async fn respond(
     let Some(first) = first else {
         // The handler dropped its notifier without finishing: wait for the answer.
         return match done.await {
-            Ok(response) => json_response(response.error.map_or(StatusCode::OK, status_of), response.bytes),
+            Ok(response) => json_response(era.status(response.error), response.bytes),
             Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
         };
     };

@@ -3,4 +3,6 @@
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
+mod sessions;
 pub mod stdio;

@@ -20,7 +20,8 @@ use tokio_util::task::TaskTracker;
 use super::framing::{BlockingLineReader, DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
 use crate::context::{Notifier, Principal};
 use crate::error::Error;
-use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::jsonrpc::{self, Incoming, Request, RequestId};
+use crate::legacy::{self, Session};
 use crate::model::notifications::CANCELLED;
 use crate::server::{Call, Server};
 
@@ -193,6 +194,17 @@ struct Dispatch {
     tasks: TaskTracker,
     // Ends listen streams (with a result) at end of input, so that shutdown can finish.
     shutdown: CancellationToken,
+    /// The connection's legacy session, once a client of 2025-11-25 sent `initialize`.
+    session: Mutex<Option<Arc<Session>>>,
+}
+
+impl Drop for Dispatch {
+    fn drop(&mut self) {
+        // The session holds a sender of the outbox: let it go, so the writer can finish.
+        if let Some(session) = self.session.lock().expect("session lock").take() {
+            session.close();
+        }
+    }
 }
 
 impl Dispatch {
@@ -205,7 +217,28 @@ impl Dispatch {
             in_flight: InFlight::default(),
             tasks: TaskTracker::new(),
             shutdown: CancellationToken::new(),
+            session: Mutex::new(None),
         }
+    }
+
+    /// The legacy session that serves `request`, if any: requests with the 2026-07-28
+    /// envelope never are, and an `initialize` without it opens the connection's session.
+    fn session_for(&self, request: &Request) -> Option<Arc<Session>> {
+        let mut slot = self.session.lock().expect("session lock");
+        if slot.is_none() && (&*request.method != "initialize" || !self.server.inner.legacy_sessions) {
+            return None;
+        }
+        if legacy::is_modern(request.params.as_deref()) {
+            return None;
+        }
+        let session = slot.get_or_insert_with(|| {
+            Session::new(&self.server, self.principal.clone(), Some(Notifier::new(self.outbox.clone())))
+        });
+        Some(session.clone())
+    }
+
+    fn session(&self) -> Option<Arc<Session>> {
+        self.session.lock().expect("session lock").clone()
     }
 
     fn step(&self, frame: Frame) -> Step {
@@ -234,13 +267,22 @@ impl Dispatch {
                     let error = Error::invalid_request("Request id is already in use by a request in flight");
                     return Step::Answer(jsonrpc::encode_error(Some(&id), &error));
                 }
-                let call = Call {
-                    cancellation: token.clone(),
-                    notifier: Some(Notifier::new(self.outbox.clone())),
-                    shutdown: self.shutdown.clone(),
-                    ..Call::new(request, self.principal.clone())
+                let notifier = Some(Notifier::new(self.outbox.clone()));
+                let response: Pin<Box<dyn Future<Output = crate::server::Response> + Send>> = match self
+                    .session_for(&request)
+                {
+                    Some(session) => Box::pin(session.handle(request, token.clone(), notifier, self.shutdown.clone())),
+                    None => {
+                        let call = Call {
+                            cancellation: token.clone(),
+                            notifier,
+                            shutdown: self.shutdown.clone(),
+                            ..Call::new(request, self.principal.clone())
+                        };
+                        Box::pin(self.server.handle_call(call))
+                    }
                 };
-                Step::Run(Run { id, token, response: Box::pin(self.server.handle_call(call)) })
+                Step::Run(Run { id, token, response })
             }
             Incoming::Notification(notification) if &*notification.method == CANCELLED => {
                 let params = notification.params.as_deref().map_or("null", |p| p.get());
@@ -255,11 +297,18 @@ impl Dispatch {
                 Step::Nothing
             }
             Incoming::Notification(notification) => {
-                tracing::debug!(method = %notification.method, "notification ignored");
+                match self.session() {
+                    Some(session) => session.notification(&notification.method),
+                    None => tracing::debug!(method = %notification.method, "notification ignored"),
+                }
                 Step::Nothing
             }
             Incoming::Response => {
-                tracing::debug!("response from the client ignored");
+                // Only a legacy session asks the client anything; anything else is dropped
+                // rather than answered, so two peers never bounce errors at each other.
+                if !self.session().is_some_and(|session| session.answer(&bytes)) {
+                    tracing::debug!("response from the client that answers nothing ignored");
+                }
                 Step::Nothing
             }
             Incoming::Invalid { id, error } => Step::Answer(jsonrpc::encode_error(id.as_ref(), &error)),

@@ -1,0 +1,133 @@
+//! Legacy sessions of the HTTP transport, by `Mcp-Session-Id`.
+//!
+//! A session id is 128 random bits in hex: unguessable, and only visible ASCII as the 2025
+//! transport requires. A session belongs to the principal that opened it; presented by anyone
+//! else it does not exist. Sessions nobody used for the idle timeout are closed (unless their
+//! notification stream is open), and at the limit the least recently used one makes room.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::context::Principal;
+use crate::legacy::Session;
+
+/// Default time a session may sit unused before it is closed.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// Default number of sessions open at once.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+
+struct Entry {
+    session: Arc<Session>,
+    last_used: Instant,
+}
+
+/// The open sessions of one endpoint.
+pub(crate) struct Sessions {
+    open: Mutex<HashMap<Arc<str>, Entry>>,
+    idle: Duration,
+    max: usize,
+}
+
+impl Sessions {
+    pub(crate) fn new(idle: Duration, max: usize) -> Self {
+        Sessions { open: Mutex::new(HashMap::new()), idle, max: max.max(1) }
+    }
+
+    /// Keeps `session` and returns its new id.
+    pub(crate) fn insert(&self, session: Arc<Session>) -> Arc<str> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).expect("the operating system provides randomness");
+        let id: Arc<str> = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
+        let now = Instant::now();
+        let mut open = self.open.lock().expect("sessions lock");
+        open.retain(|_, entry| {
+            let keep = entry.session.has_sink() || now.duration_since(entry.last_used) < self.idle;
+            if !keep {
+                entry.session.close();
+            }
+            keep
+        });
+        if open.len() >= self.max
+            && let Some(oldest) = open.iter().min_by_key(|(_, e)| e.last_used).map(|(id, _)| id.clone())
+            && let Some(entry) = open.remove(&oldest)
+        {
+            tracing::warn!(limit = self.max, "session limit reached; the least recently used session was closed");
+            entry.session.close();
+        }
+        open.insert(id.clone(), Entry { session, last_used: now });
+        id
+    }
+
+    /// The session `id` of `principal`, marked as used.
+    pub(crate) fn get(&self, id: &str, principal: &Principal) -> Option<Arc<Session>> {
+        let mut open = self.open.lock().expect("sessions lock");
+        let entry = open.get_mut(id).filter(|e| e.session.principal() == principal)?;
+        entry.last_used = Instant::now();
+        Some(entry.session.clone())
+    }
+
+    /// Ends the session `id` of `principal`; `false` if there is none.
+    pub(crate) fn remove(&self, id: &str, principal: &Principal) -> bool {
+        let mut open = self.open.lock().expect("sessions lock");
+        if !open.get(id).is_some_and(|e| e.session.principal() == principal) {
+            return false;
+        }
+        if let Some(entry) = open.remove(id) {
+            entry.session.close();
+        }
+        true
+    }
+
+    /// Closes every session (the endpoint is shutting down).
+    pub(crate) fn close_all(&self) {
+        for (_, entry) in self.open.lock().expect("sessions lock").drain() {
+            entry.session.close();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Server;
+
+    fn session(principal: &str) -> Arc<Session> {
+        Session::new(&Server::builder("s", "1").build().unwrap(), Principal::new(principal), None)
+    }
+
+    #[test]
+    fn ids_are_visible_ascii_and_sessions_belong_to_their_principal() {
+        let sessions = Sessions::new(DEFAULT_SESSION_IDLE, 10);
+        let id = sessions.insert(session("alice"));
+        assert_eq!(id.len(), 32);
+        assert!(id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+        assert!(sessions.get(&id, &Principal::new("alice")).is_some());
+        assert!(sessions.get(&id, &Principal::new("bob")).is_none());
+        assert!(sessions.get(&id, &Principal::anonymous()).is_none());
+        assert!(!sessions.remove(&id, &Principal::new("bob")), "bob cannot end alice's session");
+        assert!(sessions.remove(&id, &Principal::new("alice")));
+        assert!(sessions.get(&id, &Principal::new("alice")).is_none());
+    }
+
+    #[test]
+    fn the_limit_closes_the_least_recently_used_and_idle_ones_go() {
+        let sessions = Sessions::new(DEFAULT_SESSION_IDLE, 2);
+        let first = sessions.insert(session("a"));
+        std::thread::sleep(Duration::from_millis(2));
+        let second = sessions.insert(session("a"));
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(sessions.get(&first, &Principal::new("a")).is_some(), "using it makes it recent");
+        let third = sessions.insert(session("a"));
+        assert!(sessions.get(&second, &Principal::new("a")).is_none());
+        assert!(sessions.get(&first, &Principal::new("a")).is_some());
+        assert!(sessions.get(&third, &Principal::new("a")).is_some());
+
+        let short = Sessions::new(Duration::ZERO, 10);
+        let gone = short.insert(session("a"));
+        let kept = short.insert(session("a"));
+        assert!(short.get(&gone, &Principal::new("a")).is_none(), "idle sessions are closed");
+        assert!(short.get(&kept, &Principal::new("a")).is_some());
+    }
+}
