@@ -182,9 +182,19 @@ pub struct EventStream {
 impl EventStream {
     /// Sends a request whose answer is expected to stream.
     pub fn open(address: &str, headers: &[(&str, &str)], body: &[u8]) -> Self {
-        let mut reader = send(address, "POST", headers, body);
+        Self::open_with(address, "POST", headers, body)
+    }
+
+    /// [`open`](Self::open) with another method (a GET that opens a notification stream).
+    pub fn open_with(address: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Self {
+        let mut reader = send(address, method, headers, body);
         let (status, headers) = read_head(&mut reader);
         EventStream { reader, status, headers, buffer: String::new() }
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     /// The next event's data as JSON (keep-alive comments skipped); `None` at the end.

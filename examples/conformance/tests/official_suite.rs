@@ -1,5 +1,7 @@
 //! Runs the official MCP conformance suite against the conformance server and requires every
-//! scenario that protocol 2026-07-28 requires to pass, with no warning either.
+//! scenario a protocol revision requires to pass, with no warning either: 2026-07-28 (the
+//! stateless revision) and 2025-11-25 (the `initialize` handshake and its sessions), against
+//! one server binary that serves both.
 
 use std::fs;
 
@@ -7,23 +9,21 @@ use mcp_rounds_tests::conformance::{ConformanceSuite, checks_of};
 use mcp_rounds_tests::http::HttpProcess;
 use mcp_rounds_tests::python::target_dir;
 
-const REVISION: &str = "2026-07-28";
-
-#[test]
-fn every_required_scenario_passes() {
+/// Runs the suite's required server scenarios of `revision` and fails on any problem.
+fn every_required_scenario_of(revision: &str, expected: usize) {
     let suite = ConformanceSuite::install();
-    let required = suite.required_server_scenarios(REVISION);
-    assert_eq!(required.len(), 37, "the frozen list of {REVISION} has 37 server scenarios: {required:?}");
+    let required = suite.required_server_scenarios(revision);
+    assert_eq!(required.len(), expected, "the frozen list of {revision} has {expected} server scenarios: {required:?}");
 
     let server = HttpProcess::spawn(env!("CARGO_BIN_EXE_conformance-server"), &[]);
     let port = server.address.rsplit(':').next().expect("host:port");
-    let output_dir = target_dir().join(format!("conformance-results/{}", std::process::id()));
+    let output_dir = target_dir().join(format!("conformance-results/{}-{revision}", std::process::id()));
     let _ = fs::remove_dir_all(&output_dir);
     fs::create_dir_all(&output_dir).expect("create the results directory");
 
     let output = suite
         .command()
-        .args(["server", "--url", &format!("http://localhost:{port}/mcp"), "--requirements", REVISION, "-o"])
+        .args(["server", "--url", &format!("http://localhost:{port}/mcp"), "--requirements", revision, "-o"])
         .arg(&output_dir)
         .output()
         .expect("run the conformance suite");
@@ -41,7 +41,17 @@ fn every_required_scenario_passes() {
             ),
         }
     }
-    assert!(problems.is_empty(), "{} problem(s):\n{}\n\n{report}", problems.len(), problems.join("\n"));
-    assert!(output.status.success(), "the suite failed: {}\n{report}", output.status);
+    assert!(problems.is_empty(), "{revision}: {} problem(s):\n{}\n\n{report}", problems.len(), problems.join("\n"));
+    assert!(output.status.success(), "the suite failed at {revision}: {}\n{report}", output.status);
     let _ = fs::remove_dir_all(&output_dir);
+}
+
+#[test]
+fn every_required_scenario_of_2026_07_28_passes() {
+    every_required_scenario_of("2026-07-28", 37);
+}
+
+#[test]
+fn every_required_scenario_of_2025_11_25_passes() {
+    every_required_scenario_of("2025-11-25", 30);
 }
