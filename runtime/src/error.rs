@@ -226,11 +226,12 @@ mod tests {
             (ErrorCode::HeaderMismatch, -32020),
             (ErrorCode::MissingRequiredClientCapability, -32021),
             (ErrorCode::UnsupportedProtocolVersion, -32022),
+            (ErrorCode::ResourceNotFound, -32002),
         ] {
             assert_eq!(code.code(), int);
             assert_eq!(ErrorCode::from_code(int), Some(code));
         }
-        assert_eq!(ErrorCode::from_code(-32002), None);
+        assert_eq!(ErrorCode::from_code(-32001), None);
     }
 
     #[test]

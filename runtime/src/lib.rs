@@ -10,6 +10,11 @@
 //! revision prescribes.
 //!
 //! The protocol types live in [`model`], named as the revision names them.
+//!
+//! Clients of revision 2025-11-25 are served too: an `initialize` opens a session in which
+//! each request is given the envelope the handshake negotiated and travels the same path, and
+//! a multi-round result is played out as live requests to the client (see
+//! [`ServerBuilder::legacy_sessions`]).
 
 mod catalog;
 pub mod changes;

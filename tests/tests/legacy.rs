@@ -174,6 +174,17 @@ fn stdio_rounds_become_live_elicitations_and_answers_are_checked_as_in_2026() {
     assert!(message.contains("elicitation/create") && message.contains("no forms here"), "{failed}");
     assert!(exists(&dir, "memo"));
 
+    // Cancelling the call withdraws the question, and a late answer changes nothing.
+    server.send(&call(15, "notes_delete", json!({"title": "memo"})));
+    let ask = server.recv();
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 15}}));
+    let withdrawn = server.recv();
+    assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
+    assert_eq!(withdrawn["params"]["requestId"], ask["id"]);
+    server.send(&reply(&ask, accept_first_choice(&ask)));
+    assert!(server.try_recv(Duration::from_millis(300)).is_none(), "a cancelled call is not answered");
+    assert!(exists(&dir, "memo"));
+
     // A response that answers nothing the server asked is dropped, not answered.
     server.send(&json!({"jsonrpc": "2.0", "id": "never-asked", "result": {}}));
     assert_eq!(server.call(&legacy(14, "ping", json!({})))["id"], 14);
@@ -430,6 +441,21 @@ fn http_rounds_go_out_on_the_request_stream_and_answers_come_back_by_post() {
     // A replayed answer for an id already answered changes nothing.
     let replayed = post(&server, TOKEN, Some(&session), &reply(&ask, accept_first_choice(&ask)));
     assert_eq!(replayed.status, 202);
+    assert!(exists(&dir, "memo"));
+
+    // notifications/cancelled naming the call ends it: the stream closes without a result.
+    let mut stream = EventStream::open(
+        &server.address,
+        &headers,
+        call(4, "notes_delete", json!({"title": "memo"})).to_string().as_bytes(),
+    );
+    let ask = stream.next_event().expect("the form");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
+    assert_eq!(post(&server, TOKEN, Some(&session), &cancel).status, 202);
+    while let Some(event) = stream.next_event() {
+        assert!(event.get("id") != Some(&json!(4)), "a cancelled call is not answered: {event}");
+    }
+    assert_eq!(post(&server, TOKEN, Some(&session), &reply(&ask, accept_first_choice(&ask))).status, 202);
     assert!(exists(&dir, "memo"));
 
     // Without an event stream there is no way to ask: a clear error, nothing deleted.

@@ -17,7 +17,7 @@
 
 mod peer;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -31,6 +31,7 @@ use crate::changes::{ChangeEvent, Signal};
 use crate::context::{Notifier, Principal, RequestContext};
 use crate::error::{Error, ErrorCode, serde_message};
 use crate::jsonrpc::{ErrorObject, Request, RequestId, encode_error, encode_notification, encode_result};
+use crate::model::notifications::CANCELLED;
 use crate::model::subscriptions::{PROMPTS_LIST_CHANGED, RESOURCE_UPDATED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED};
 use crate::model::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ClientCapabilities, Implementation, LOG_LEVEL_KEY, LoggingLevel,
@@ -74,7 +75,29 @@ pub(crate) struct Session {
     peer: Peer,
     /// Where notifications outside any request go (stdout, or the session's GET stream).
     sink: Mutex<Option<Notifier>>,
+    /// Requests in flight that `notifications/cancelled` may name (HTTP; stdio keeps its own).
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     closed: CancellationToken,
+}
+
+/// A request of the session in flight; it stops being cancellable by id when dropped.
+pub(crate) struct InFlight {
+    session: Arc<Session>,
+    id: RequestId,
+    /// Cancelled by `notifications/cancelled` naming the request.
+    pub(crate) token: CancellationToken,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.session.in_flight.lock().expect("in-flight lock").remove(&self.id);
+    }
+}
+
+#[derive(Deserialize)]
+struct CancelledParams {
+    #[serde(rename = "requestId")]
+    request_id: RequestId,
 }
 
 #[derive(Deserialize)]
@@ -126,6 +149,7 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             peer: Peer::default(),
             sink: Mutex::new(sink),
+            in_flight: Mutex::new(HashMap::new()),
             closed: CancellationToken::new(),
         });
         session.watch_changes();
@@ -164,9 +188,29 @@ impl Session {
         self.peer.answer(bytes)
     }
 
-    /// A notification from the client (cancellation is the transport's business).
-    pub(crate) fn notification(&self, method: &str) {
+    /// Registers request `id` so that `notifications/cancelled` can reach it; `None` when a
+    /// request with that id is already in flight.
+    pub(crate) fn begin(self: &Arc<Self>, id: &RequestId) -> Option<InFlight> {
+        let mut in_flight = self.in_flight.lock().expect("in-flight lock");
+        if in_flight.contains_key(id) {
+            return None;
+        }
+        let token = CancellationToken::new();
+        in_flight.insert(id.clone(), token.clone());
+        Some(InFlight { session: self.clone(), id: id.clone(), token })
+    }
+
+    /// A notification from the client.
+    pub(crate) fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
+            CANCELLED => match serde_json::from_str::<CancelledParams>(params.map_or("null", RawValue::get)) {
+                Ok(p) => {
+                    if let Some(token) = self.in_flight.lock().expect("in-flight lock").get(&p.request_id) {
+                        token.cancel();
+                    }
+                }
+                Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
+            },
             "notifications/initialized" | "notifications/roots/list_changed" => {}
             other => tracing::debug!(method = other, "notification ignored"),
         }

@@ -49,15 +49,23 @@ struct CancelledParams<'a> {
     reason: &'static str,
 }
 
-/// Takes the pending entry away when the request ends, however it ends.
+/// Takes the pending entry away when the request ends, however it ends; one that ends
+/// unanswered (cancelled, or dropped with the request that needed it) is withdrawn from the
+/// client with `notifications/cancelled`.
 struct Pending<'a> {
     peer: &'a Peer,
     id: RequestId,
+    to: &'a Notifier,
+    settled: bool,
 }
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
         self.peer.pending.lock().expect("pending map lock").remove(&self.id);
+        if !self.settled {
+            let params = CancelledParams { request_id: &self.id, reason: "the request that needed it was cancelled" };
+            self.to.try_send(encode_notification(CANCELLED, &params));
+        }
     }
 }
 
@@ -77,20 +85,20 @@ impl Peer {
         let id = RequestId::from(format!("mcp-rounds-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1));
         let (sender, receiver) = oneshot::channel();
         self.pending.lock().expect("pending map lock").insert(id.clone(), sender);
-        let _pending = Pending { peer: self, id: id.clone() };
+        let mut pending = Pending { peer: self, id: id.clone(), to, settled: false };
         let message = OutgoingRequest { jsonrpc: JSONRPC_VERSION, id: &id, method, params };
         let bytes = serde_json::to_vec(&message).expect("a request of raw JSON serializes");
         if !to.send(bytes).await {
+            pending.settled = true;
             return Err(gone(method));
         }
         let answer = tokio::select! {
             biased;
-            () = cancellation.cancelled() => {
-                let params = CancelledParams { request_id: &id, reason: "the request that needed it was cancelled" };
-                to.try_send(encode_notification(CANCELLED, &params));
-                return Err(Error::new(ErrorCode::InternalError, "Request cancelled"));
+            () = cancellation.cancelled() => return Err(Error::new(ErrorCode::InternalError, "Request cancelled")),
+            answer = receiver => {
+                pending.settled = true;
+                answer.map_err(|_| gone(method))?
             }
-            answer = receiver => answer.map_err(|_| gone(method))?,
         };
         answer.map_err(|error| {
             Error::new(

@@ -532,14 +532,24 @@ async fn session_post(app: &App, id: &str, principal: Principal, headers: &Heade
                 );
                 return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &error);
             }
-            let cancellation = CancellationToken::new();
+            let Some(in_flight) = session.begin(&request.id) else {
+                let error = Error::invalid_request("Request id is already in use by a request in flight");
+                return json_response(StatusCode::OK, jsonrpc::encode_error(Some(&request.id), &error));
+            };
+            let cancellation = in_flight.token.clone();
             let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);
             let notifier = accepts_event_stream(headers).then(|| Notifier::new(notes_tx));
             let work = session.handle(request, cancellation.clone(), notifier, app.shutdown.clone());
+            // The id stays cancellable for as long as the request runs.
+            let work = async move {
+                let response = work.await;
+                drop(in_flight);
+                response
+            };
             answer(work, notes_rx, cancellation, Era::Legacy, app.http.keep_alive).await
         }
         Incoming::Notification(notification) => {
-            session.notification(&notification.method);
+            session.notification(&notification.method, notification.params.as_deref());
             StatusCode::ACCEPTED.into_response()
         }
         Incoming::Response => {

@@ -298,7 +298,7 @@ impl Dispatch {
             }
             Incoming::Notification(notification) => {
                 match self.session() {
-                    Some(session) => session.notification(&notification.method),
+                    Some(session) => session.notification(&notification.method, notification.params.as_deref()),
                     None => tracing::debug!(method = %notification.method, "notification ignored"),
                 }
                 Step::Nothing
