@@ -150,7 +150,9 @@ async def main() -> None:
             seen["server_info"] = dump(client.server_info) if client.server_info else None
             seen["capabilities"] = dump(client.server_capabilities)
             seen["instructions"] = client.instructions
-            seen["tools"] = [dump(t) for t in (await client.list_tools()).tools]
+            listing = dump(await client.list_tools())
+            seen["tools"] = listing.pop("tools")
+            seen["tools_result"] = listing  # the listing's other fields, as sent
 
             deletes: dict = {}
             for action, title in ACTIONS.items():

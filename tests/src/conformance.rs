@@ -88,6 +88,16 @@ impl ConformanceSuite {
         command
     }
 
+    /// `mcp-inspector-cli <args>` (the MCP Inspector's CLI, installed with the suite), ready to
+    /// run: Node.js 22 first on PATH, and run from the install's `node_modules` (the CLI
+    /// crashes when started elsewhere). It prints its answer as JSON on stdout and exits 1,
+    /// saying why on stderr, when the request fails.
+    pub fn inspector_command(&self) -> Command {
+        let mut command = Command::new(self.dir.join("node_modules/.bin/mcp-inspector-cli"));
+        command.env("PATH", &self.path).current_dir(self.dir.join("node_modules"));
+        command
+    }
+
     /// The server scenarios a protocol revision requires, from the suite's own frozen list.
     pub fn required_server_scenarios(&self, revision: &str) -> Vec<String> {
         let file =

@@ -88,7 +88,7 @@ pub fn notes_delete(
             }
             Elicitation::Decline => Ok(Step::Done("Declined; nothing was deleted.".to_owned())),
             Elicitation::Cancel => {
-                Ok(Step::Done("Cancelled; nothing was deleted. The same request can be answered again.".to_owned()))
+                Ok(Step::Done("Cancelled; nothing was deleted. The confirmation can be asked for again.".to_owned()))
             }
         },
     }

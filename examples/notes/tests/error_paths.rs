@@ -542,7 +542,7 @@ fn cancel_is_retryable_and_a_later_accept_deletes() {
     let first = delete_call(1, &ws, "tps report");
     let (_, state) = input_required(&ask(&mut server, &first));
 
-    let cancelled = "Cancelled; nothing was deleted. The same request can be answered again.";
+    let cancelled = "Cancelled; nothing was deleted. The confirmation can be asked for again.";
     assert_done(&ask(&mut server, &retry(&first, 2, cancel(), &state)), cancelled);
     data.assert_intact();
     assert_done(&ask(&mut server, &retry(&first, 3, cancel(), &state)), cancelled);

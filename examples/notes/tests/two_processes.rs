@@ -41,7 +41,7 @@ fn a_state_spent_on_one_process_is_refused_by_the_other() {
 
     // Cancelled on A: still good on B (same keys), and once B spends it, A refuses it.
     let (_, state) = input_required(&ask(&mut a, &first));
-    let cancelled = "Cancelled; nothing was deleted. The same request can be answered again.";
+    let cancelled = "Cancelled; nothing was deleted. The confirmation can be asked for again.";
     assert_done(&ask(&mut a, &retry(&first, 20, cancel(), &state)), cancelled);
     data.assert_notes_without(&[Q1]);
     assert_done(&ask(&mut b, &retry(&first, 21, accept(COVER), &state)), "Deleted tps-report-cover-sheet.");

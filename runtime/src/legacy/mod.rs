@@ -22,6 +22,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 
 use serde::Deserialize;
+use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
@@ -35,7 +36,7 @@ use crate::model::notifications::CANCELLED;
 use crate::model::subscriptions::{PROMPTS_LIST_CHANGED, RESOURCE_UPDATED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED};
 use crate::model::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ClientCapabilities, Implementation, LOG_LEVEL_KEY, LoggingLevel,
-    PROTOCOL_VERSION_KEY, RequestMeta,
+    PROTOCOL_VERSION_KEY, RequestMeta, SERVER_INFO_KEY,
 };
 use crate::server::{Call, Response, Server};
 use crate::version::{LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS};
@@ -54,6 +55,10 @@ const INPUT_METHODS: &[&str] = &["elicitation/create", "sampling/createMessage",
 
 /// Result members of 2026-07-28 that 2025 results do not have.
 const MODERN_RESULT_MEMBERS: &[&str] = &["resultType", "ttlMs", "cacheScope"];
+
+/// A JSON object whose members stay raw: requests and results are translated by their
+/// top-level members only, without decoding what they hold.
+type RawObject = IndexMap<String, Box<RawValue>>;
 
 /// What the handshake settled.
 #[derive(Debug)]
@@ -247,18 +252,18 @@ impl Session {
         cancellation: CancellationToken,
         notifier: Option<Notifier>,
         shutdown: CancellationToken,
-    ) -> Result<Value, Error> {
+    ) -> Result<Box<RawValue>, Error> {
         let Request { id, method, params } = request;
         let params = params.as_deref();
         if &*method == "initialize" {
-            return self.initialize(params);
+            return self.initialize(params).map(|result| raw(&result));
         }
         let Some(negotiated) = self.negotiated.get() else {
             return Err(Error::invalid_request("The session is not initialized: send initialize first"));
         };
         let inner = &self.server.inner;
         match &*method {
-            "ping" => Ok(json!({})),
+            "ping" => Ok(empty()),
             "logging/setLevel" => {
                 let p: SetLevelParams = parse(params)?;
                 let level = LoggingLevel::parse(&p.level).ok_or_else(|| {
@@ -268,7 +273,7 @@ impl Session {
                     )
                 })?;
                 *self.log_level.lock().expect("log level lock") = Some(level);
-                Ok(json!({}))
+                Ok(empty())
             }
             "resources/subscribe" | "resources/unsubscribe" if inner.capabilities.resources.is_some() => {
                 let p: SubscribeParams = parse(params)?;
@@ -289,7 +294,7 @@ impl Session {
                         tracing::debug!("subscription refused by the server's policy");
                     }
                 }
-                Ok(json!({}))
+                Ok(empty())
             }
             "server/discover" | "subscriptions/listen" => Err(Error::method_not_found(&method).with_data(json!({
                 "method": &*method,
@@ -299,21 +304,18 @@ impl Session {
                 let mut modern = self.modern_params(params, negotiated)?;
                 let rounds = ROUND_METHODS.contains(&&*method);
                 for _ in 0..MAX_LEGACY_ROUNDS {
-                    let mut result =
-                        self.forward(&id, &method, &modern, &cancellation, notifier.clone(), &shutdown).await?;
-                    if !rounds || result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                        if let Some(object) = result.as_object_mut() {
-                            for member in MODERN_RESULT_MEMBERS {
-                                object.remove(*member);
-                            }
-                        }
-                        return Ok(result);
+                    let mut result = self
+                        .forward(&id, &method, &modern, &cancellation, notifier.clone(), &shutdown)
+                        .await?;
+                    let asks = result.get("resultType").is_some_and(|t| t.get() == "\"input_required\"");
+                    if !rounds || !asks {
+                        return Ok(as_legacy_result(result));
                     }
                     let responses = self.ask_client(&result, notifier.as_ref(), &cancellation).await?;
-                    modern.insert("inputResponses".into(), Value::Object(responses));
-                    match result.get_mut("requestState").map(Value::take) {
+                    modern.insert("inputResponses".into(), raw(&responses));
+                    match result.shift_remove("requestState") {
                         Some(state) => modern.insert("requestState".into(), state),
-                        None => modern.remove("requestState"),
+                        None => modern.shift_remove("requestState"),
                     };
                 }
                 Err(Error::new(
@@ -358,27 +360,29 @@ impl Session {
     }
 
     /// The request's params with the envelope a 2026-07-28 request would carry.
-    fn modern_params(&self, params: Option<&RawValue>, negotiated: &Negotiated) -> Result<Map<String, Value>, Error> {
-        let mut params: Map<String, Value> = match params {
-            None => Map::new(),
+    fn modern_params(&self, params: Option<&RawValue>, negotiated: &Negotiated) -> Result<RawObject, Error> {
+        let mut params: RawObject = match params {
+            None => RawObject::new(),
             Some(raw) => serde_json::from_str(raw.get())
                 .map_err(|_| Error::invalid_field("params", "params must be a JSON object"))?,
         };
-        let mut meta = match params.remove("_meta") {
-            Some(Value::Object(meta)) => meta,
-            _ => Map::new(),
-        };
-        meta.insert(PROTOCOL_VERSION_KEY.into(), json!(LATEST_PROTOCOL_VERSION));
-        meta.insert(CLIENT_CAPABILITIES_KEY.into(), to_value(&negotiated.raw_capabilities));
+        // Only `_meta` is decoded: the client's own entries (a progress token, trace context)
+        // stay, and the envelope's are the session's.
+        let mut meta: RawObject = params
+            .shift_remove("_meta")
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default();
+        meta.insert(PROTOCOL_VERSION_KEY.into(), raw(&LATEST_PROTOCOL_VERSION));
+        meta.insert(CLIENT_CAPABILITIES_KEY.into(), negotiated.raw_capabilities.clone());
         match &negotiated.client_info {
-            Some(info) => meta.insert(CLIENT_INFO_KEY.into(), to_value(info)),
-            None => meta.remove(CLIENT_INFO_KEY),
+            Some(info) => meta.insert(CLIENT_INFO_KEY.into(), info.clone()),
+            None => meta.shift_remove(CLIENT_INFO_KEY),
         };
         match *self.log_level.lock().expect("log level lock") {
-            Some(level) => meta.insert(LOG_LEVEL_KEY.into(), json!(level.as_str())),
-            None => meta.remove(LOG_LEVEL_KEY),
+            Some(level) => meta.insert(LOG_LEVEL_KEY.into(), raw(&level.as_str())),
+            None => meta.shift_remove(LOG_LEVEL_KEY),
         };
-        params.insert("_meta".into(), Value::Object(meta));
+        params.insert("_meta".into(), raw(&meta));
         Ok(params)
     }
 
@@ -387,16 +391,12 @@ impl Session {
         &self,
         id: &RequestId,
         method: &str,
-        params: &Map<String, Value>,
+        params: &RawObject,
         cancellation: &CancellationToken,
         notifier: Option<Notifier>,
         shutdown: &CancellationToken,
-    ) -> Result<Value, Error> {
-        let request = Request {
-            id: id.clone(),
-            method: method.into(),
-            params: Some(serde_json::value::to_raw_value(params).map_err(|e| Error::internal_from(&e))?),
-        };
+    ) -> Result<RawObject, Error> {
+        let request = Request { id: id.clone(), method: method.into(), params: Some(raw(params)) };
         let call = Call {
             cancellation: cancellation.clone(),
             notifier,
@@ -408,7 +408,7 @@ impl Session {
         #[derive(Deserialize)]
         struct Envelope {
             #[serde(default)]
-            result: Option<Value>,
+            result: Option<RawObject>,
             #[serde(default)]
             error: Option<ErrorObject>,
         }
@@ -424,22 +424,24 @@ impl Session {
     /// under their keys.
     async fn ask_client(
         &self,
-        result: &Value,
+        result: &RawObject,
         notifier: Option<&Notifier>,
         cancellation: &CancellationToken,
-    ) -> Result<Map<String, Value>, Error> {
-        let mut responses = Map::new();
-        let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+    ) -> Result<RawObject, Error> {
+        let mut responses = RawObject::new();
+        let Some(requests) = result.get("inputRequests") else {
             // Only a requestState (the server shed load): retry at once with it.
             return Ok(responses);
         };
+        let requests: IndexMap<String, Value> =
+            serde_json::from_str(requests.get()).map_err(|e| Error::internal_from(&e))?;
         let Some(notifier) = notifier else {
             return Err(Error::invalid_request(
                 "This request needs input from the client, and its connection cannot carry requests to the \
                  client: accept text/event-stream on the POST",
             ));
         };
-        for (key, embedded) in requests {
+        for (key, embedded) in &requests {
             let method = embedded.get("method").and_then(Value::as_str).unwrap_or_default();
             if !INPUT_METHODS.contains(&method) {
                 tracing::error!(method, "a round embedded a request that cannot be sent to a client");
@@ -452,7 +454,6 @@ impl Session {
                 () = self.closed.cancelled() => return Err(Error::invalid_request("The session was closed")),
                 answer = self.peer.request(notifier, method, &params, cancellation) => answer?,
             };
-            let answer: Value = serde_json::from_str(answer.get()).map_err(|e| Error::internal_from(&e))?;
             responses.insert(key.clone(), answer);
         }
         Ok(responses)
@@ -538,8 +539,31 @@ fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
         .map_err(|e| Error::invalid_params(format!("Invalid params: {}", serde_message(&e))))
 }
 
-fn to_value(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+fn raw<T: serde::Serialize>(value: &T) -> Box<RawValue> {
+    crate::server::render(value)
+}
+
+fn empty() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).expect("{} is JSON")
+}
+
+/// A result as 2025-11-25 has it: without the members 2026-07-28 added, and without the
+/// `serverInfo` stamp in `_meta`, which that revision does not define.
+fn as_legacy_result(mut result: RawObject) -> Box<RawValue> {
+    for member in MODERN_RESULT_MEMBERS {
+        result.shift_remove(*member);
+    }
+    if let Some(meta) = result.get("_meta")
+        && let Ok(mut meta) = serde_json::from_str::<RawObject>(meta.get())
+        && meta.shift_remove(SERVER_INFO_KEY).is_some()
+    {
+        if meta.is_empty() {
+            result.shift_remove("_meta");
+        } else {
+            result.insert("_meta".into(), raw(&meta));
+        }
+    }
+    raw(&result)
 }
 
 fn from_object(error: ErrorObject) -> Error {
