@@ -21,8 +21,8 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 
-use serde::Deserialize;
 use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
@@ -304,9 +304,8 @@ impl Session {
                 let mut modern = self.modern_params(params, negotiated)?;
                 let rounds = ROUND_METHODS.contains(&&*method);
                 for _ in 0..MAX_LEGACY_ROUNDS {
-                    let mut result = self
-                        .forward(&id, &method, &modern, &cancellation, notifier.clone(), &shutdown)
-                        .await?;
+                    let mut result =
+                        self.forward(&id, &method, &modern, &cancellation, notifier.clone(), &shutdown).await?;
                     let asks = result.get("resultType").is_some_and(|t| t.get() == "\"input_required\"");
                     if !rounds || !asks {
                         return Ok(as_legacy_result(result));
@@ -368,10 +367,8 @@ impl Session {
         };
         // Only `_meta` is decoded: the client's own entries (a progress token, trace context)
         // stay, and the envelope's are the session's.
-        let mut meta: RawObject = params
-            .shift_remove("_meta")
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or_default();
+        let mut meta: RawObject =
+            params.shift_remove("_meta").and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
         meta.insert(PROTOCOL_VERSION_KEY.into(), raw(&LATEST_PROTOCOL_VERSION));
         meta.insert(CLIENT_CAPABILITIES_KEY.into(), negotiated.raw_capabilities.clone());
         match &negotiated.client_info {
