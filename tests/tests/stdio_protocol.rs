@@ -136,8 +136,9 @@ fn removed_unknown_and_unoffered_methods_are_32601() {
         assert_eq!(error_of(&response).1["method"], method);
         assert!(error_of(&response).1["reason"].as_str().unwrap().contains("does not offer"));
     }
-    // A legacy client learns which versions to use.
-    let response = server.call(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+    // With legacy sessions turned off, a legacy client learns which versions to use.
+    let mut modern_only = StdioProcess::spawn(env!("CARGO_BIN_EXE_fixture-server"), &["--modern-only"]);
+    let response = modern_only.call(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}}));
     assert_error(&response, json!("init"), -32601);
     assert_eq!(error_of(&response).1["supported"], json!(["2026-07-28"]));

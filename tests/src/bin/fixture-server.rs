@@ -256,13 +256,14 @@ fn listeners(changes: Changes) -> String {
     changes.listeners().to_string()
 }
 
-/// Command-line options: `--only-tools` (no resources or prompts), `--notes DIR` (the notes of
+/// Command-line options: `--only-tools` (no resources or prompts), `--modern-only` (no 2025-11-25 sessions), `--notes DIR` (the notes of
 /// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`,
 /// `--listen HOST:PORT` (HTTP instead of stdio), `--token TOKEN=PRINCIPAL` (bearer tokens;
 /// without any, HTTP is unauthenticated), `--max-body BYTES`, `--fan-out POSTGRES_URL` (relay
 /// change events to and from other instances).
 struct Options {
     only_tools: bool,
+    modern_only: bool,
     notes: PathBuf,
     replay_db: Option<PathBuf>,
     state_key: Option<String>,
@@ -276,6 +277,7 @@ fn options() -> Options {
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         only_tools: false,
+        modern_only: false,
         notes: std::env::temp_dir(),
         replay_db: None,
         state_key: None,
@@ -287,6 +289,7 @@ fn options() -> Options {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--only-tools" => options.only_tools = true,
+            "--modern-only" => options.modern_only = true,
             "--notes" => options.notes = args.next().expect("--notes DIR").into(),
             "--replay-db" => options.replay_db = Some(args.next().expect("--replay-db FILE").into()),
             "--state-key" => options.state_key = Some(args.next().expect("--state-key BASE64")),
@@ -313,6 +316,7 @@ fn server(options: Options) -> Server {
         .instructions("Tools for testing mcp-rounds.")
         .state(NotesDir(options.notes))
         .state_keys(keys)
+        .legacy_sessions(!options.modern_only)
         .handlers(handlers![add, echo, fail, sleep, panic, announce, progress, listeners])
         .tool(needs_form())
         // Item "private" may be followed only by a signed-in caller.
