@@ -26,6 +26,8 @@ pub struct Param {
     pub description: Option<String>,
     /// `#[arg(complete = path)]`: the key (for spans) and the completer.
     pub complete: Option<(Ident, syn::Path)>,
+    /// `#[arg(header = "Name")]`: the `x-mcp-header` of a tool argument.
+    pub header: Option<LitStr>,
 }
 
 impl Param {
@@ -121,6 +123,7 @@ impl Function {
                     let mut description = doc_text(&typed.attrs);
                     let mut rename = None;
                     let mut complete = None;
+                    let mut header = None;
                     for attr in &typed.attrs {
                         if is_doc(attr) {
                             continue;
@@ -139,12 +142,22 @@ impl Function {
                                 description = Some(text.value());
                             }
                             complete = args.path("complete", errors);
-                            args.finish("arg", &["rename", "description", "complete"], errors);
+                            header = args.string("header", errors);
+                            if let (Some(lit), false) = (&header, what == "tool") {
+                                errors.error(
+                                    lit.span(),
+                                    format!(
+                                        "#[{what}] parameters are not sent in headers; `header` (x-mcp-header) goes \
+                                         on #[tool] arguments"
+                                    ),
+                                );
+                            }
+                            args.finish("arg", &["rename", "description", "complete", "header"], errors);
                         } else {
                             errors.error_spanned(
                                 attr,
-                                "only `///` comments and #[arg(rename = \"...\", description = \"...\", complete = ...)] \
-                                 go on parameters",
+                                "only `///` comments and #[arg(rename = \"...\", description = \"...\", complete = ..., \
+                                 header = \"...\")] go on parameters",
                             );
                         }
                     }
@@ -159,6 +172,7 @@ impl Function {
                         rename,
                         description,
                         complete,
+                        header,
                     });
                 }
             }

@@ -9,8 +9,26 @@ use crate::attr::Args;
 use crate::errors::Errors;
 use crate::signature::{Function, Kind, option_string};
 
-const KEYS: &[&str] =
-    &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "rename_all", "blocking"];
+const KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "rename_all",
+    "blocking",
+    "task",
+];
+
+/// How `#[tool(task ...)]` was written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Task {
+    Never,
+    Optional,
+    Required,
+}
 
 struct ToolAttr {
     name: String,
@@ -23,6 +41,7 @@ struct ToolAttr {
     open_world: Option<bool>,
     rename_all: Option<String>,
     blocking: bool,
+    task: Task,
 }
 
 fn is_valid_tool_name(name: &str) -> bool {
@@ -60,6 +79,9 @@ fn parse_attr(tokens: TokenStream, function: &Function, errors: &mut Errors) -> 
     if blocking && function.is_async {
         errors.error(Span::call_site(), "`blocking` is for plain functions; an async fn already yields while it waits");
     }
+    let task = parse_task(&mut args, errors);
+    // A plain function that may take long runs on a thread of its own, and so becomes a task.
+    let blocking = blocking || (task != Task::Never && !function.is_async);
     args.finish("tool", KEYS, errors);
     ToolAttr {
         name,
@@ -72,6 +94,63 @@ fn parse_attr(tokens: TokenStream, function: &Function, errors: &mut Errors) -> 
         open_world,
         rename_all,
         blocking,
+        task,
+    }
+}
+
+/// `task` (a task when the client can take one), `task = "optional"` (the same) or
+/// `task = "required"` (only as a task).
+fn parse_task(args: &mut Args, errors: &mut Errors) -> Task {
+    const HELP: &str = "`task` takes \"optional\" or \"required\": write `task` (a task when the client supports \
+                        them) or `task = \"required\"` (only as a task)";
+    let Some((_, value)) = args.raw("task") else { return Task::Never };
+    match value {
+        None => Task::Optional,
+        Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) => match s.value().as_str() {
+            "optional" => Task::Optional,
+            "required" => Task::Required,
+            _ => {
+                errors.error(s.span(), HELP);
+                Task::Never
+            }
+        },
+        Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) => {
+            if b.value {
+                Task::Optional
+            } else {
+                Task::Never
+            }
+        }
+        Some(other) => {
+            errors.error(other.span(), HELP);
+            Task::Never
+        }
+    }
+}
+
+/// `#[arg(header = "Name")]`: SEP-2243 makes the whole tool invalid (clients drop it) unless
+/// the name is an RFC 9110 token, unique within the tool ignoring case. The argument's type is
+/// left to the `HeaderParam` bound, and the finished schema is checked again at build time.
+fn check_header(lit: &LitStr, seen: &mut Vec<String>, errors: &mut Errors) {
+    let name = lit.value();
+    let is_token =
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+    if !is_token {
+        errors.error(
+            lit.span(),
+            format!(
+                "`{}` is not a valid header name: use 1 or more of A-Z a-z 0-9 ! # $ % & ' * + - . ^ _ ` | ~ \
+                 (it becomes `Mcp-Param-{{name}}`)",
+                name.escape_default()
+            ),
+        );
+    } else if let Some(earlier) = seen.iter().find(|n| n.eq_ignore_ascii_case(&name)) {
+        errors.error(
+            lit.span(),
+            format!("header `{name}` is already declared as `{earlier}` in this tool; header names ignore case"),
+        );
+    } else {
+        seen.push(name);
     }
 }
 
@@ -88,6 +167,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let function = Function::parse(item, Kind { attribute: "tool" }, &mut errors);
     let attr = parse_attr(attr, &function, &mut errors);
     let mut names = std::collections::HashSet::new();
+    let mut headers = Vec::new();
     for param in &function.params {
         let name = param.wire_name(attr.rename_all.as_deref());
         if !name.is_empty() && !names.insert(name.clone()) {
@@ -98,6 +178,9 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 key.span(),
                 "tool arguments have no completion; `complete` goes on prompt arguments and resource template variables",
             );
+        }
+        if let Some(lit) = &param.header {
+            check_header(lit, &mut headers, &mut errors);
         }
     }
     if !errors.is_empty() {
@@ -144,6 +227,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         describe.push(quote_spanned! {span=>
             <#ty as ::mcp_rounds::__private::ToolParam>::describe(&mut __schema, #name, #desc);
         });
+        if let Some(header) = &param.header {
+            // Spanned at the type: a type a header cannot carry fails the `HeaderParam` bound there.
+            describe.push(quote_spanned! {span=>
+                ::mcp_rounds::__private::InputSchema::header::<#ty>(&mut __schema, #name, #header);
+            });
+        }
         states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam>::required_state() });
         uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam>::USES_ROUNDS });
         extract.push(quote_spanned! {span=>
@@ -179,6 +268,11 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let destructive = attr.read_only != Some(true) && attr.destructive != Some(false);
 
     let state_body = crate::signature::required_state_body(&states);
+    let task_support = match attr.task {
+        Task::Never => quote!(::mcp_rounds::__private::TaskSupport::Never),
+        Task::Optional => quote!(::mcp_rounds::__private::TaskSupport::Optional),
+        Task::Required => quote!(::mcp_rounds::__private::TaskSupport::Required),
+    };
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(tool));
     quote! {
@@ -205,6 +299,10 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
 
             fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
                 #state_body
+            }
+
+            fn task_support() -> ::mcp_rounds::__private::TaskSupport {
+                #task_support
             }
 
             fn call(&self, __call: ::mcp_rounds::__private::ToolCall) -> ::mcp_rounds::__private::BoxFuture<'_,

@@ -97,6 +97,8 @@ pub struct RequestContext {
     shutdown: CancellationToken,
     // f64 bits of the last progress sent: progress only ever increases.
     progress: Arc<std::sync::atomic::AtomicU64>,
+    // Set when this call may still become a task: `TaskScope::detach` flips it.
+    task_detach: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What every request of a server shares: registered state, the rounds configuration and
@@ -106,6 +108,7 @@ pub(crate) struct Shared {
     pub(crate) state: StateMap,
     pub(crate) rounds: RoundsConfig,
     pub(crate) changes: Changes,
+    pub(crate) tasks: crate::tasks::TasksConfig,
 }
 
 impl RequestContext {
@@ -125,7 +128,24 @@ impl RequestContext {
             notifier: None,
             shutdown: CancellationToken::new(),
             progress: Arc::new(std::sync::atomic::AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+            task_detach: None,
         }
+    }
+
+    /// The same request, cancelled by `token` instead (a task's own cancellation).
+    pub(crate) fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// Marks the call as one that may still become a task.
+    pub(crate) fn with_task_detach(mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) -> Self {
+        self.task_detach = flag;
+        self
+    }
+
+    pub(crate) fn task_detach(&self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
+        self.task_detach.clone()
     }
 
     pub(crate) fn with_stream(mut self, notifier: Option<Notifier>, shutdown: CancellationToken) -> Self {

@@ -26,6 +26,7 @@ pub mod extract;
 pub mod form;
 mod handler;
 pub mod headers;
+mod ids;
 pub mod jsonrpc;
 mod legacy;
 mod listen;
@@ -40,6 +41,7 @@ pub mod rounds;
 mod router;
 pub mod schema;
 pub mod server;
+pub mod tasks;
 pub mod testing;
 pub mod tool;
 pub mod transport;
@@ -71,6 +73,7 @@ pub mod __private {
     pub use crate::extract::StateRequirement;
     pub use crate::form::{FieldKey, FieldKind, FieldOptions, Form, FormChoice, FormField, SchemaBuilder, take_field};
     pub use crate::handler::{Handler, IntoHandler};
+    pub use crate::headers::HeaderParam;
     pub use crate::model::Completion;
     pub use crate::model::StringFormat;
     pub use crate::model::{
@@ -84,6 +87,7 @@ pub mod __private {
     };
     pub use crate::rounds::{Answer, AnswerSet, Ask, RoundData, Rounds, carried, unknown_round};
     pub use crate::schema::{InputSchema, output_generator};
+    pub use crate::tasks::TaskSupport;
     pub use crate::tool::{BoxFuture, IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
     pub use crate::uri_template::UriTemplate;
     pub use crate::{Error, RequestContext};

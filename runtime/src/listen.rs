@@ -14,7 +14,7 @@ use crate::model::subscriptions::{
 };
 use crate::model::{
     NotificationMeta, ResourceUpdatedNotificationParams, ResultMeta, SubscriptionEventParams, SubscriptionFilter,
-    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult, TASKS_EXTENSION, TASKS_NOTIFICATION,
 };
 use crate::server::Inner;
 
@@ -38,6 +38,7 @@ fn accept(inner: &Inner, filter: &SubscriptionFilter, context: &RequestContext) 
         prompts_list_changed: wanted(filter.prompts_list_changed, inner.capabilities.prompts.is_some()),
         resources_list_changed: wanted(filter.resources_list_changed, inner.capabilities.resources.is_some()),
         resource_subscriptions: (!uris.is_empty()).then_some(uris),
+        task_ids: None,
     }
 }
 
@@ -57,7 +58,22 @@ pub(crate) async fn listen(
         tracing::error!("subscriptions/listen reached a transport without a notification stream");
         return Err(Error::internal());
     };
-    let accepted = accept(inner, &filter, &context);
+    let mut accepted = accept(inner, &filter, &context);
+    // Tasks: only the caller's own, and only with the extension declared on this request. A
+    // server without tasks honours none, like any other kind it does not offer.
+    if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty() && inner.capabilities.extensions.is_some())
+    {
+        if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
+            return Err(crate::router::tasks_required());
+        }
+        let mut visible = Vec::new();
+        for task_id in ids {
+            if crate::tasks::visible(inner, &context, task_id).await.is_some() && !visible.contains(task_id) {
+                visible.push(task_id.clone());
+            }
+        }
+        accepted.task_ids = (!visible.is_empty()).then_some(visible);
+    }
     let subscribed: Vec<String> = accepted
         .resource_subscriptions
         .iter()
@@ -100,6 +116,17 @@ pub(crate) async fn listen(
                 RESOURCE_UPDATED,
                 &ResourceUpdatedNotificationParams { uri: uri.to_string(), meta: tagged() },
             ),
+            Ok(ChangeEvent::TaskUpdated(task_id)) if accepted.task_ids.iter().flatten().any(|t| **t == *task_id) => {
+                // The task as it is now (a later change may have overtaken this event).
+                let Some(mut task) = crate::tasks::visible(inner, &context, &task_id).await else { continue };
+                task.meta = ResultMeta::default();
+                let mut params = serde_json::to_value(&task).unwrap_or_default();
+                if let Some(object) = params.as_object_mut() {
+                    object.remove("resultType");
+                    object.insert("_meta".into(), serde_json::to_value(tagged()).unwrap_or_default());
+                }
+                encode_notification(TASKS_NOTIFICATION, &params)
+            }
             Ok(_) => continue,
             Err(RecvError::Lagged(missed)) => {
                 tracing::warn!(%id, missed, "listener fell behind; ending its stream so it re-reads");

@@ -16,6 +16,15 @@
 ///   schema is JSON Schema 2020-12 with `"type": "object"` at the root and no other
 ///   properties allowed; a tool without arguments gets `{"type":"object","additionalProperties":false}`.
 ///   [`Args<T>`](crate::Args) takes every argument as one struct instead.
+/// - **Header arguments**: `#[arg(header = "Region")]` puts `"x-mcp-header": "Region"` on the
+///   argument's property (SEP-2243), so that clients on Streamable HTTP repeat its value in an
+///   `Mcp-Param-Region` header, which gateways can route on without reading the body. The name
+///   must be an HTTP token, unique within the tool ignoring case, and the type a `String`, an
+///   integer or a `bool` (or an `Option` of one, or a type implementing
+///   [`HeaderParam`](crate::headers::HeaderParam)); anything else is a compile error. A call
+///   whose header is missing, malformed or different from the argument is refused with 400 /
+///   -32020 before the function runs (stdio calls carry no headers). Headers are visible to
+///   every intermediary: never mark secrets or personal data.
 /// - **Extractors**: parameters typed [`RequestContext`](crate::RequestContext),
 ///   [`Principal`](crate::Principal), [`ClientCapabilities`](crate::model::ClientCapabilities)
 ///   or [`State<T>`](crate::State) are filled in by the framework.
@@ -64,6 +73,30 @@
 /// assert_eq!(tool.input_schema["required"], serde_json::json!(["city"]));
 /// let result = client.call_tool("forecast", serde_json::json!({"city": "Lisbon"})).await.unwrap();
 /// assert_eq!(result.structured_content.unwrap()["celsius"], 21.0);
+/// # }
+/// ```
+///
+/// An argument mirrored into a header:
+///
+/// ```
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Server, handlers, tool};
+///
+/// /// Lists the instances of a region.
+/// #[tool(read_only)]
+/// fn list_instances(
+///     /// The cloud region, e.g. "eu-west1"; sent as `Mcp-Param-Region` too.
+///     #[arg(header = "Region")]
+///     region: String,
+/// ) -> String {
+///     format!("no instances in {region}")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("cloud", "1.0.0").handlers(handlers![list_instances]).build().unwrap();
+/// let tool = &TestClient::new(&server).list_tools().await.unwrap()[0];
+/// assert_eq!(tool.input_schema["properties"]["region"]["x-mcp-header"], "Region");
 /// # }
 /// ```
 pub use mcp_rounds_macros::tool;

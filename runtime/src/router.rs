@@ -12,12 +12,14 @@ use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
 use crate::model::{
-    CompleteRequestParams, CompleteResult, JsonObject, PaginatedRequestParams, ReadResourceRequestParams,
-    SubscriptionsListenRequestParams,
+    ClientCapabilities, CompleteRequestParams, CompleteResult, JsonObject, PaginatedRequestParams,
+    ReadResourceRequestParams, SubscriptionsListenRequestParams, TASKS_EXTENSION, TaskAck, TaskIdParams,
+    UpdateTaskParams,
 };
 use crate::prompt::PromptGet;
 use crate::resource::ResourceRead;
 use crate::server::{Call, Inner};
+use crate::tasks::TaskSupport;
 use crate::tool::ToolCall;
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
@@ -100,17 +102,55 @@ pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, E
             let route = inner.tools.get(p.name.as_str()).ok_or_else(|| {
                 Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
             })?;
+            crate::headers::check_tool_params(headers.as_ref(), route.param_headers(), p.arguments.as_ref())?;
+            let context = context();
+            let as_task = match route.task {
+                TaskSupport::Never => false,
+                support => {
+                    let declared = context.client_capabilities().supports_extension(TASKS_EXTENSION);
+                    if support == TaskSupport::Required && !declared {
+                        return Err(tasks_required());
+                    }
+                    declared
+                }
+            };
             let handler = route.handler.clone();
             let call = ToolCall {
                 name: route.name.clone(),
                 arguments: p.arguments.unwrap_or_default(),
                 input_responses: p.input_responses,
                 request_state: p.request_state,
-                context: context(),
+                context,
             };
+            if as_task {
+                return crate::tasks::start(inner, id, route, call).await;
+            }
             let mut outcome = handler.call(call).await?;
             stamp(outcome.result_meta_mut(), inner);
             Ok(encode_result(id, &outcome))
+        }
+        "tasks/get" | "tasks/update" | "tasks/cancel" if inner.capabilities.extensions.is_some() => {
+            let context = context();
+            // The capability is checked before the task is looked up.
+            if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
+                return Err(tasks_required());
+            }
+            match &*method {
+                "tasks/get" => {
+                    let p: TaskIdParams = parse_params(params)?;
+                    Ok(encode_result(id, &crate::tasks::get(inner, &context, &p.task_id).await?))
+                }
+                "tasks/update" => {
+                    let p: UpdateTaskParams = parse_params(params)?;
+                    crate::tasks::update(inner, &context, &p.task_id, &p.input_responses).await?;
+                    Ok(encode_result(id, &TaskAck::default()))
+                }
+                _ => {
+                    let p: TaskIdParams = parse_params(params)?;
+                    crate::tasks::cancel(inner, &context, &p.task_id).await?;
+                    Ok(encode_result(id, &TaskAck::default()))
+                }
+            }
         }
         "prompts/list" if inner.capabilities.prompts.is_some() => {
             let p: PaginatedRequestParams = parse_params(params)?;
@@ -170,6 +210,13 @@ pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, E
         }
         m => Err(not_found(m, inner)),
     }
+}
+
+/// -32021 naming the tasks extension.
+pub(crate) fn tasks_required() -> Error {
+    let mut extensions = std::collections::BTreeMap::new();
+    extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
+    Error::missing_capability(ClientCapabilities { extensions: Some(extensions), ..Default::default() })
 }
 
 fn not_found(method: &str, inner: &Inner) -> Error {

@@ -144,6 +144,29 @@ impl InputSchema {
         }
     }
 
+    /// Marks the argument `name` (added just before) with `"x-mcp-header": header`: clients
+    /// on HTTP then repeat its value in an `Mcp-Param-{header}` header. The bound keeps it to
+    /// types whose schema a header can carry; the declaration as a whole is checked when the
+    /// server is built.
+    pub fn header<T: crate::headers::HeaderParam>(&mut self, name: &str, header: &str) {
+        match self.properties.get_mut(name) {
+            Some(Value::Object(property)) => {
+                // SEP-2243 does not follow `$ref` to find the annotated type, so a named type
+                // (a newtype or unit enum) is inlined at this one property.
+                let target = property.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"));
+                if let Some(Value::Object(definition)) = target.and_then(|t| self.generator.definitions().get(t)) {
+                    let definition = definition.clone();
+                    property.remove("$ref");
+                    for (key, value) in definition {
+                        property.entry(key).or_insert(value);
+                    }
+                }
+                property.insert("x-mcp-header".into(), header.into());
+            }
+            _ => self.problems.push(format!("#[arg(header = \"{header}\")] is on `{name}`, which is no argument")),
+        }
+    }
+
     /// Takes every argument from one struct `T` (see [`Args`](crate::Args)).
     pub fn whole<T: JsonSchema>(&mut self) {
         let schema = root_schema::<T>(&mut self.generator);
@@ -248,6 +271,23 @@ mod tests {
         let mut scalar = InputSchema::default();
         scalar.whole::<String>();
         assert!(scalar.finish().unwrap_err().contains("must describe an object"));
+    }
+
+    #[test]
+    fn header_arguments_carry_x_mcp_header() {
+        let mut input = InputSchema::default();
+        input.argument::<String>("region", None);
+        input.header::<String>("region", "Region");
+        input.argument::<Option<u32>>("limit", None);
+        input.header::<Option<u32>>("limit", "Limit");
+        let schema = Value::Object(input.finish().unwrap());
+        assert_eq!(schema["properties"]["region"], json!({"type": "string", "x-mcp-header": "Region"}));
+        assert_eq!(schema["properties"]["limit"]["x-mcp-header"], "Limit");
+        assert_eq!(schema["properties"]["limit"]["type"], "integer");
+
+        let mut missing = InputSchema::default();
+        missing.header::<String>("nothing", "X");
+        assert!(missing.finish().unwrap_err().contains("no argument"));
     }
 
     #[test]

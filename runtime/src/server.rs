@@ -27,6 +27,7 @@ use crate::replay::ReplayStore;
 use crate::request_state::KeyRing;
 use crate::resource::ResourceRoute;
 use crate::rounds::RoundsConfig;
+use crate::tasks::{TaskStore, TaskSupport, TasksConfig};
 use crate::tool::{IntoToolRoute, ToolRoute};
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
@@ -47,6 +48,15 @@ pub enum BuildError {
     #[error("tool {tool:?}: {problem}")]
     InvalidTool {
         /// The function.
+        tool: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A tool's input schema declares an `x-mcp-header` that SEP-2243 does not allow; clients
+    /// would drop the whole tool.
+    #[error("tool {tool:?} has an invalid x-mcp-header declaration: {problem}")]
+    InvalidParamHeader {
+        /// The tool.
         tool: String,
         /// What is wrong.
         problem: String,
@@ -119,6 +129,7 @@ pub struct ServerBuilder {
     stamp_server_info: bool,
     subscriptions: SubscriptionPolicy,
     legacy_sessions: bool,
+    tasks: TasksConfig,
 }
 
 /// Decides which resource URIs a listener may subscribe to.
@@ -152,6 +163,7 @@ impl ServerBuilder {
             stamp_server_info: true,
             subscriptions: Arc::new(|_, _| true),
             legacy_sessions: true,
+            tasks: TasksConfig::default(),
         }
     }
 
@@ -215,6 +227,27 @@ impl ServerBuilder {
     /// store between every instance that serves the same tools.
     pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
         self.rounds.store = Arc::new(store);
+        self
+    }
+
+    /// Where tasks are kept (default: in memory, this process only). Share one store between
+    /// every instance that serves the same tools, so that any of them answers `tasks/get`.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks.store = Arc::new(store);
+        self
+    }
+
+    /// How long a task stays readable after it was created (default one day); `None` keeps
+    /// it until the store is cleared.
+    pub fn task_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
+        self.tasks.ttl = ttl;
+        self
+    }
+
+    /// How long the instance running a task vouches for it between renewals (default 15 s).
+    /// A task whose instance stops (a crash, a restart) is reported failed this long after.
+    pub fn task_lease(mut self, lease: std::time::Duration) -> Self {
+        self.tasks.lease = lease.max(std::time::Duration::from_millis(100));
         self
     }
 
@@ -299,6 +332,9 @@ impl ServerBuilder {
             if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
                 return Err(BuildError::InputSchemaNotObject(name.clone()));
             }
+            if let Err(problem) = &route.param_headers {
+                return Err(BuildError::InvalidParamHeader { tool: name.clone(), problem: problem.clone() });
+            }
             check_state(&self.state, &route.required_state, name)?;
             if route.uses_rounds && self.rounds.keys.is_none() {
                 return Err(BuildError::NoStateKeys(name.clone()));
@@ -340,6 +376,10 @@ impl ServerBuilder {
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             logging: Some(JsonObject::new()),
             completions: (prompts.iter().any(|r| r.completes) || catalog.completes()).then(JsonObject::new),
+            extensions: tools
+                .iter()
+                .any(|r| r.task != TaskSupport::Never)
+                .then(|| [(crate::model::TASKS_EXTENSION.to_owned(), JsonObject::new())].into_iter().collect()),
             ..Default::default()
         };
 
@@ -384,7 +424,12 @@ impl ServerBuilder {
                 result_meta,
                 capabilities,
                 discover,
-                shared: Arc::new(Shared { state: self.state, rounds: self.rounds, changes: Changes::default() }),
+                shared: Arc::new(Shared {
+                    state: self.state,
+                    rounds: self.rounds,
+                    changes: Changes::default(),
+                    tasks: self.tasks,
+                }),
                 tools: tool_routes,
                 tool_list,
                 prompts: prompt_routes,
@@ -570,7 +615,7 @@ impl Server {
 
 /// Turns a panic in a handler into an error for that one request: the client gets -32603
 /// and every other request carries on.
-struct CatchPanic<F>(std::pin::Pin<Box<F>>);
+pub(crate) struct CatchPanic<F>(pub(crate) std::pin::Pin<Box<F>>);
 
 impl<F: Future> Future for CatchPanic<F> {
     type Output = Result<F::Output, ()>;

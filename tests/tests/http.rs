@@ -292,3 +292,83 @@ fn concurrent_listens_get_their_own_events_and_closing_one_ends_it() {
     let event = resources.next_event().unwrap();
     assert_eq!(event["method"], "notifications/resources/list_changed", "the other listen saw no tools event");
 }
+
+/// A call of `find_servers`, whose arguments are declared with `x-mcp-header`.
+fn find_servers(id: i64, arguments: Value) -> Value {
+    request(json!(id), "tools/call", json!({"name": "find_servers", "arguments": arguments}))
+}
+
+/// `Mcp-Param-*` headers, by name.
+type Params<'a> = &'a [(&'static str, &'a str)];
+
+/// Adds `Mcp-Param-*` headers to what a client sends anyway.
+fn with_params(params: &[(&'static str, &str)]) -> impl FnOnce(&mut Vec<(&'static str, String)>) {
+    let params: Vec<(&'static str, String)> = params.iter().map(|(n, v)| (*n, (*v).to_owned())).collect();
+    move |headers| headers.extend(params)
+}
+
+#[test]
+fn param_headers_are_listed_and_agreeing_ones_pass() {
+    let server = server();
+    let a = &server.address;
+    let list = post(a, &request(json!(0), "tools/list", json!({}))).json();
+    let tool = list["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "find_servers").unwrap();
+    let properties = &tool["inputSchema"]["properties"];
+    assert_eq!(
+        (&properties["region"]["x-mcp-header"], &properties["limit"]["x-mcp-header"]),
+        (&json!("Region"), &json!("Limit"))
+    );
+
+    let zurich = " Zürich ";
+    let encoded = "=?base64?IFrDvHJpY2gg?=";
+    let cases: [(Value, Params<'_>, &str); 6] = [
+        (json!({"region": "eu-west1"}), &[("Mcp-Param-Region", "eu-west1")], "eu-west1 None None"),
+        // Header names ignore case.
+        (json!({"region": "eu-west1"}), &[("mcp-param-region", "eu-west1")], "eu-west1 None None"),
+        (json!({"region": zurich}), &[("Mcp-Param-Region", encoded)], " Zürich  None None"),
+        // Without the closing `?=` the value is literal.
+        (
+            json!({"region": "=?base64?SGVsbG8="}),
+            &[("Mcp-Param-Region", "=?base64?SGVsbG8=")],
+            "=?base64?SGVsbG8= None None",
+        ),
+        (
+            json!({"region": "r", "limit": 10, "verbose": true}),
+            &[("Mcp-Param-Region", "r"), ("Mcp-Param-Limit", "10"), ("Mcp-Param-Verbose", "true")],
+            "r Some(10) Some(true)",
+        ),
+        // A null argument is an absent one: no header.
+        (json!({"region": "r", "limit": null}), &[("Mcp-Param-Region", "r"), ("Mcp-Param-Other", "x")], "r None None"),
+    ];
+    for (i, (arguments, params, text)) in cases.into_iter().enumerate() {
+        let response = post_with(a, &find_servers(i as i64, arguments.clone()), with_params(params));
+        assert_eq!(response.status, 200, "{arguments} {params:?}: {:?}", response.json());
+        assert_eq!(response.json()["result"]["content"][0]["text"], text, "{arguments} {params:?}");
+    }
+}
+
+#[test]
+fn param_headers_that_disagree_are_400_and_32020() {
+    let server = server();
+    let a = &server.address;
+    let cases: [(Value, Params<'_>); 8] = [
+        // Missing although the body has a value.
+        (json!({"region": "test-value"}), &[]),
+        (json!({"region": "Hello"}), &[("Mcp-Param-Region", "hello")]),
+        // Base64 without its padding, or with characters outside the alphabet.
+        (json!({"region": "Hello"}), &[("Mcp-Param-Region", "=?base64?SGVsbG8?=")]),
+        (json!({"region": "Hello"}), &[("Mcp-Param-Region", "=?base64?SGVs!!!bG8=?=")]),
+        (json!({"region": "r", "limit": 10}), &[("Mcp-Param-Region", "r"), ("Mcp-Param-Limit", "11")]),
+        (json!({"region": "r", "verbose": true}), &[("Mcp-Param-Region", "r"), ("Mcp-Param-Verbose", "TRUE")]),
+        // Present although the argument is absent.
+        (json!({"region": "r"}), &[("Mcp-Param-Region", "r"), ("Mcp-Param-Limit", "5")]),
+        (json!({"region": "r"}), &[("Mcp-Param-Region", "r"), ("Mcp-Param-Region", "r")]),
+    ];
+    for (i, (arguments, params)) in cases.into_iter().enumerate() {
+        let response = post_with(a, &find_servers(i as i64, arguments.clone()), with_params(params));
+        assert_eq!((response.status, code(&response)), (400, -32020), "{arguments} {params:?}");
+        assert_eq!(response.json()["id"], i, "the id is echoed");
+    }
+    let response = post(a, &find_servers(99, json!({"region": "test-value"})));
+    assert_eq!(response.json()["error"]["message"], "Missing Mcp-Param-Region header");
+}

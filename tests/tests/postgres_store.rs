@@ -8,7 +8,8 @@ use mcp_rounds::form::FormRequest;
 use mcp_rounds::replay::{PostgresClaim, PostgresReplayStore, ReplayStore};
 use mcp_rounds::request_state::{KeyRing, StateKey};
 use mcp_rounds::rounds::{Claim, Elicitation, Round, Step};
-use mcp_rounds::testing::TestClient;
+use mcp_rounds::tasks::{PostgresTaskStore, TaskStore};
+use mcp_rounds::testing::{TestClient, task_record, task_store_contract};
 use mcp_rounds::{Form, Rounds, Server, ToolError, handlers, tool};
 use mcp_rounds_tests::postgres;
 use serde_json::json;
@@ -323,4 +324,123 @@ mod fan_out {
             Some(json!("again"))
         );
     }
+}
+
+/// A task id no other test (or earlier run) uses.
+fn task_id(what: &str) -> String {
+    format!("{what}-{}", hex(&nonce()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[tokio::test]
+async fn the_postgres_task_store_keeps_the_contract_and_every_instance_sees_the_same_tasks() {
+    let url = postgres::fresh_database(&format!("tasks_contract_{}", std::process::id()));
+    let store = PostgresTaskStore::connect(&url).await.unwrap();
+    task_store_contract(&store).await;
+
+    // Another instance, with its own pool, and one sharing the replay store's pool.
+    let other = PostgresTaskStore::connect(&url).await.unwrap();
+    let kept = other.get("t-forever").await.unwrap().expect("another instance sees the task");
+    assert_eq!(kept.ttl_ms, None);
+    let replay = PostgresReplayStore::connect(&url).await.unwrap();
+    let shared = PostgresTaskStore::sharing(&replay);
+    assert_eq!(shared.get("t-forever").await.unwrap(), Some(kept.clone()));
+    let mut next = kept;
+    next.version += 1;
+    next.status_message = Some("changed elsewhere".into());
+    assert!(shared.replace(&next).await.unwrap());
+    assert_eq!(store.get("t-forever").await.unwrap(), Some(next));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_writers_of_the_same_version_let_exactly_one_through() {
+    let url = postgres::url();
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(PostgresTaskStore::connect(&url).await.unwrap());
+    }
+    let mut task = task_record(&task_id("race"));
+    instances[0].create(&task).await.unwrap();
+    for round in 0..20 {
+        task.version += 1;
+        let writers: Vec<_> = (0..16)
+            .map(|i| {
+                let store = instances[i % instances.len()].clone();
+                let mut mine = task.clone();
+                mine.status_message = Some(format!("writer {i} of round {round}"));
+                tokio::spawn(async move { store.replace(&mine).await.unwrap().then_some(mine) })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        for writer in writers {
+            winners.extend(writer.await.unwrap());
+        }
+        assert_eq!(winners.len(), 1, "round {round}: exactly one writer of version {}", task.version);
+        let stored = instances[round % instances.len()].get(&task.id).await.unwrap();
+        assert_eq!(stored.as_ref(), Some(&winners[0]), "what is stored is the winner's");
+        task = winners.pop().unwrap();
+    }
+}
+
+#[tokio::test]
+async fn expired_tasks_are_pruned_and_others_kept() {
+    let url = postgres::fresh_database(&format!("tasks_prune_{}", std::process::id()));
+    let store = PostgresTaskStore::connect(&url).await.unwrap();
+    for i in 0..120 {
+        let mut task = task_record(&format!("expired-{i}"));
+        task.ttl_ms = Some(i);
+        store.create(&task).await.unwrap();
+    }
+    let mut live = task_record("live");
+    live.created_at_ms = 10_000;
+    store.create(&live).await.unwrap();
+    let mut forever = task_record("forever");
+    forever.ttl_ms = None;
+    store.create(&forever).await.unwrap();
+
+    assert_eq!(store.prune(1_000 + 120).await.unwrap(), 120);
+    assert_eq!(store.prune(1_000 + 120).await.unwrap(), 0);
+    assert!(store.get("expired-0").await.unwrap().is_none());
+    assert!(store.get("live").await.unwrap().is_some());
+    assert!(store.get("forever").await.unwrap().is_some());
+    assert_eq!(store.prune(70_001).await.unwrap(), 1, "then the live one expires too");
+    assert!(store.get("forever").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_database_made_before_the_task_store_is_migrated_and_keeps_its_nonces() {
+    let url = postgres::fresh_database(&format!("tasks_migration_{}", std::process::id()));
+    let replay = PostgresReplayStore::connect(&url).await.unwrap();
+    let n = nonce();
+    replay.begin(n, soon()).await.unwrap().unwrap().commit().await.unwrap();
+    // Back to the schema of a server that had only the replay store.
+    replay
+        .pool()
+        .get()
+        .await
+        .unwrap()
+        .batch_execute("DROP TABLE mcp_rounds_tasks; UPDATE mcp_rounds_schema SET version = 1")
+        .await
+        .unwrap();
+
+    let tasks = PostgresTaskStore::connect(&url).await.unwrap();
+    let task = task_record(&task_id("migrated"));
+    tasks.create(&task).await.unwrap();
+    assert_eq!(tasks.get(&task.id).await.unwrap(), Some(task));
+    assert!(replay.is_claimed(n).await.unwrap(), "the nonces are untouched");
+    let conn = replay.pool().get().await.unwrap();
+    let version: i32 = conn.query_one("SELECT version FROM mcp_rounds_schema", &[]).await.unwrap().get(0);
+    assert_eq!(version, 2);
+    // Connecting again changes nothing.
+    PostgresTaskStore::connect(&url).await.unwrap();
+    assert_eq!(conn.query_one("SELECT count(*) FROM mcp_rounds_schema", &[]).await.unwrap().get::<_, i64>(0), 1);
+}
+
+#[tokio::test]
+async fn a_task_store_that_cannot_connect_is_a_clear_error() {
+    let err = PostgresTaskStore::connect("postgres://nobody@127.0.0.1:1/none").await.unwrap_err();
+    assert!(err.to_string().contains("cannot reach PostgreSQL"), "{err}");
 }

@@ -42,6 +42,7 @@ fn python_sdk_client_discovers_lists_and_calls() {
             "announce",
             "echo",
             "fail",
+            "find_servers",
             "listeners",
             "needs_form",
             "notes_delete",

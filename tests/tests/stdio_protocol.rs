@@ -241,6 +241,7 @@ fn tools_list_and_call() {
             "announce",
             "echo",
             "fail",
+            "find_servers",
             "listeners",
             "needs_form",
             "notes_delete",

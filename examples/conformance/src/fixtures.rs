@@ -1,9 +1,11 @@
 //! Everything the conformance suite calls, by kind.
 
 mod elicitation;
+mod headers;
 mod prompts;
 mod resources;
 mod rounds;
+mod tasks;
 mod tools;
 
 use mcp_rounds::{Handler, handlers};
@@ -51,6 +53,15 @@ pub fn all() -> Vec<Handler> {
         elicitation::test_elicitation_sep1330_enums,
     ]);
     all.extend(handlers![
+        tasks::greet,
+        tasks::slow_compute,
+        tasks::failing_job,
+        tasks::protocol_error_job,
+        tasks::confirm_delete,
+        tasks::multi_input,
+        tasks::test_tool_with_task,
+    ]);
+    all.extend(handlers![
         prompts::test_simple_prompt,
         prompts::test_prompt_with_arguments,
         prompts::test_prompt_with_embedded_resource,
@@ -60,5 +71,7 @@ pub fn all() -> Vec<Handler> {
         resources::static_binary,
         resources::template_data,
     ]);
+    all.extend(handlers![headers::test_custom_header]);
+    all.push(headers::json_schema_2020_12_tool().into());
     all
 }

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_rounds::replay::ReplayStore;
+use mcp_rounds::tasks::TaskStore;
 use mcp_rounds::{Principal, Server, ToolError, handlers};
 
 use crate::config::{Config, Provider};
@@ -43,10 +44,11 @@ pub fn note_error(e: NoteError) -> ToolError {
 const INSTRUCTIONS: &str = "Notes are Markdown files in workspaces; every tool takes the workspace as a file:// URI \
 (workspaceUri). Find notes with notes_list, read one with notes_read, write with notes_create and notes_edit. \
 notes_delete asks the user which matching note to delete and to confirm; summarize_notes asks the model to pick \
-representative notes, then to summarize them. Each note is also a resource, notes://{workspace}/{id}.";
+representative notes, then to summarize them; notes_export returns a whole workspace as one document (as a task \
+for clients that support them). Each note is also a resource, notes://{workspace}/{id}.";
 
-/// The server over `config`, claiming single-use states in `store`.
-pub fn server(config: &Config, store: impl ReplayStore) -> Result<Server, String> {
+/// The server over `config`, claiming single-use states in `store` and keeping tasks in `tasks`.
+pub fn server(config: &Config, store: impl ReplayStore, tasks: impl TaskStore) -> Result<Server, String> {
     let notes = Notes { scope: config.scope.clone(), provider: config.provider, model: Arc::new(BuiltinModel) };
     Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
@@ -54,12 +56,14 @@ pub fn server(config: &Config, store: impl ReplayStore) -> Result<Server, String
         .state_keys(config.keys.clone())
         .state_ttl(config.state_ttl)
         .replay_store(store)
+        .task_store(tasks)
         .handlers(handlers![
             crate::tools::notes_list,
             crate::tools::notes_read,
             crate::tools::notes_create,
             crate::tools::notes_edit,
             crate::delete::notes_delete,
+            crate::export::notes_export,
             crate::summarize::summarize_notes,
             crate::resources::note,
             crate::resources::review_note,

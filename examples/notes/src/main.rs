@@ -3,6 +3,7 @@
 mod app;
 mod config;
 mod delete;
+mod export;
 mod resources;
 mod scope;
 mod seed;
@@ -18,6 +19,7 @@ use std::time::SystemTime;
 use clap::Parser;
 use mcp_rounds::changes::PostgresFanOut;
 use mcp_rounds::replay::{PostgresReplayStore, ReplayStore, SqliteReplayStore};
+use mcp_rounds::tasks::{PostgresTaskStore, SqliteTaskStore};
 use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{Principal, Server};
@@ -137,9 +139,9 @@ async fn shutdown_signal() {
     }
 }
 
-/// The store the server claims states in.
+/// The store the server claims states in (and keeps its tasks in).
 enum Store {
-    Sqlite(SqliteReplayStore),
+    Sqlite(SqliteReplayStore, PathBuf),
     Postgres(PostgresReplayStore, String),
 }
 
@@ -179,19 +181,25 @@ fn main() -> ExitCode {
     let store = match (database, postgres) {
         (_, Some((store, url))) => Store::Postgres(store, url),
         (Database::Sqlite(path), None) => match SqliteReplayStore::open(&path) {
-            Ok(store) => Store::Sqlite(store),
+            Ok(store) => Store::Sqlite(store, path),
             Err(e) => return fail(format!("cannot open the replay store {}: {e}", path.display())),
         },
         (Database::Postgres(_), None) => unreachable!("connected above"),
     };
     let built = match store {
-        Store::Sqlite(store) => {
+        Store::Sqlite(store, path) => {
             runtime.block_on(recover(&config, &store));
-            app::server(&config, store).map(|server| (server, None))
+            // Tasks live in the same file, in a table of their own.
+            let tasks = match SqliteTaskStore::open(&path) {
+                Ok(tasks) => tasks,
+                Err(e) => return fail(format!("cannot open the task store {}: {e}", path.display())),
+            };
+            app::server(&config, store, tasks).map(|server| (server, None))
         }
         Store::Postgres(store, url) => {
             runtime.block_on(recover(&config, &store));
-            app::server(&config, store).map(|server| (server, Some(url)))
+            let tasks = PostgresTaskStore::sharing(&store);
+            app::server(&config, store, tasks).map(|server| (server, Some(url)))
         }
     };
     let (server, relay_url) = match built {

@@ -97,7 +97,8 @@ fn tool_names(listing: &Value) -> Vec<String> {
     names
 }
 
-const TOOLS: [&str; 6] = ["notes_create", "notes_delete", "notes_edit", "notes_list", "notes_read", "summarize_notes"];
+const TOOLS: [&str; 7] =
+    ["notes_create", "notes_delete", "notes_edit", "notes_export", "notes_list", "notes_read", "summarize_notes"];
 
 /// The single text of a successful tool result.
 fn text_of(result: &Value) -> &str {

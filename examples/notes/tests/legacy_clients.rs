@@ -255,7 +255,10 @@ fn check(seen: &Report, dir: &DataDir, seeded: &BTreeMap<String, String>) {
     assert_legacy_result(&seen.tools_result, "tools/list");
     let mut names: Vec<&str> = seen.tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort();
-    assert_eq!(names, ["notes_create", "notes_delete", "notes_edit", "notes_list", "notes_read", "summarize_notes"]);
+    assert_eq!(
+        names,
+        ["notes_create", "notes_delete", "notes_edit", "notes_export", "notes_list", "notes_read", "summarize_notes"]
+    );
     let delete_tool = seen.tools.iter().find(|t| t["name"] == "notes_delete").unwrap();
     assert_eq!(delete_tool["inputSchema"]["required"], json!(["workspaceUri", "title"]));
     assert_eq!(delete_tool["annotations"]["destructiveHint"], true);

@@ -172,7 +172,7 @@ fn check(seen: &Value, dir: &DataDir, seeded: &BTreeMap<String, String>) {
         seen["tools"].as_array().unwrap().iter().map(|t| (t["name"].as_str().unwrap(), t)).collect();
     assert_eq!(
         tools.keys().copied().collect::<Vec<_>>(),
-        ["notes_create", "notes_delete", "notes_edit", "notes_list", "notes_read", "summarize_notes"]
+        ["notes_create", "notes_delete", "notes_edit", "notes_export", "notes_list", "notes_read", "summarize_notes"]
     );
     assert_eq!(tools["notes_delete"]["inputSchema"]["required"], json!(["workspaceUri", "title"]));
     assert_eq!(tools["notes_delete"]["annotations"]["destructiveHint"], true);

@@ -35,6 +35,8 @@ pub enum ChangeEvent {
     ResourcesListChanged,
     /// A resource's contents changed (its normalized URI).
     ResourceUpdated(Arc<str>),
+    /// A task's status changed (its id); listeners that asked for it read it again.
+    TaskUpdated(Arc<str>),
 }
 
 /// Announces changes to listeners. Cheap to clone; also a request extractor, so a tool can

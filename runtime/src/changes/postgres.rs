@@ -41,6 +41,7 @@ fn encode(instance: &str, event: &ChangeEvent) -> String {
         ChangeEvent::PromptsListChanged => serde_json::json!("prompts"),
         ChangeEvent::ResourcesListChanged => serde_json::json!("resources"),
         ChangeEvent::ResourceUpdated(uri) => serde_json::json!({ "updated": &**uri }),
+        ChangeEvent::TaskUpdated(id) => serde_json::json!({ "task": &**id }),
     };
     serde_json::json!({ "from": instance, "event": event }).to_string()
 }
@@ -58,7 +59,11 @@ fn decode(instance: &str, payload: &str) -> Option<ChangeEvent> {
             "resources" => Some(ChangeEvent::ResourcesListChanged),
             _ => None,
         },
-        other => other["updated"].as_str().map(|uri| ChangeEvent::ResourceUpdated(uri.into())),
+        other => match (other["updated"].as_str(), other["task"].as_str()) {
+            (Some(uri), _) => Some(ChangeEvent::ResourceUpdated(uri.into())),
+            (None, Some(id)) => Some(ChangeEvent::TaskUpdated(id.into())),
+            (None, None) => None,
+        },
     }
 }
 

@@ -61,6 +61,7 @@ pub(crate) mod result;
 mod roots;
 mod sampling;
 pub mod subscriptions;
+mod tasks;
 mod tools;
 
 pub use capabilities::*;
@@ -84,4 +85,5 @@ pub use subscriptions::{
     ResourceUpdatedNotificationParams, SubscriptionEventParams, SubscriptionFilter,
     SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,
 };
+pub use tasks::*;
 pub use tools::*;

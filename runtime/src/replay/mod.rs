@@ -15,7 +15,7 @@ use crate::tool::BoxFuture;
 
 /// A store that could not be used.
 #[derive(Debug, thiserror::Error)]
-#[error("replay store: {0}")]
+#[error("store: {0}")]
 pub struct StoreError(pub String);
 
 /// Where nonces are claimed.
@@ -129,12 +129,12 @@ impl ReplayStore for MemoryReplayStore {
 }
 
 #[cfg(feature = "sqlite")]
-mod sqlite;
+pub(crate) mod sqlite;
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteClaim, SqliteReplayStore};
 
 #[cfg(feature = "postgres")]
-mod postgres;
+pub(crate) mod postgres;
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresClaim, PostgresReplayStore};
 

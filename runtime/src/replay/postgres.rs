@@ -26,15 +26,44 @@ const PRUNE_BATCH: i64 = 5_000;
 /// Serializes schema changes between instances starting at the same time.
 const MIGRATION_LOCK: i64 = 0x6d63_702d_726f_756e; // "mcp-roun"
 
-/// The schema, one statement list per version; applied in order, once.
-const MIGRATIONS: &[&str] = &["CREATE TABLE mcp_rounds_nonces (
+/// The schema of every mcp-rounds table (the replay store's and the task store's), one
+/// statement list per version; applied in order, once. Only ever append.
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE mcp_rounds_nonces (
         nonce BYTEA PRIMARY KEY,
         expires_at BIGINT NOT NULL
     );
-    CREATE INDEX mcp_rounds_nonces_expiry ON mcp_rounds_nonces (expires_at);"];
+    CREATE INDEX mcp_rounds_nonces_expiry ON mcp_rounds_nonces (expires_at);",
+    // The record is kept as the JSON text it was written as (not JSONB, which reorders keys).
+    "CREATE TABLE mcp_rounds_tasks (
+        id TEXT PRIMARY KEY,
+        version BIGINT NOT NULL,
+        expires_at BIGINT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX mcp_rounds_tasks_expiry ON mcp_rounds_tasks (expires_at);",
+];
 
-fn error(e: impl std::fmt::Display) -> StoreError {
+pub(crate) fn error(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
+}
+
+/// A pooled connection, or why there is none.
+pub(crate) async fn connection(pool: &Pool) -> Result<Object, StoreError> {
+    pool.get().await.map_err(|e| StoreError(format!("cannot reach PostgreSQL: {e}")))
+}
+
+/// Runs `statement` (a `DELETE` of at most `$2` rows that expired before `$1`, skipping rows
+/// locked by someone else) until a batch comes short. Returns how many rows were removed.
+pub(crate) async fn delete_in_batches(conn: &Object, statement: &str, cutoff: i64) -> Result<u64, StoreError> {
+    let mut removed = 0;
+    loop {
+        let batch = conn.execute(statement, &[&cutoff, &PRUNE_BATCH]).await.map_err(error)?;
+        removed += batch;
+        if batch < PRUNE_BATCH as u64 {
+            return Ok(removed);
+        }
+    }
 }
 
 /// Nonces in PostgreSQL, for many server instances behind a load balancer.
@@ -98,7 +127,7 @@ impl PostgresReplayStore {
     }
 
     async fn connection(&self) -> Result<Object, StoreError> {
-        self.pool.get().await.map_err(|e| StoreError(format!("cannot reach PostgreSQL: {e}")))
+        connection(&self.pool).await
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
@@ -116,7 +145,7 @@ impl PostgresReplayStore {
         let applied = usize::try_from(applied).unwrap_or(0);
         if applied > MIGRATIONS.len() {
             return Err(StoreError(format!(
-                "the database has replay-store schema version {applied}, newer than this server knows ({})",
+                "the database has mcp-rounds schema version {applied}, newer than this server knows ({})",
                 MIGRATIONS.len()
             )));
         }
@@ -135,21 +164,13 @@ impl PostgresReplayStore {
     pub async fn prune(&self) -> Result<u64, StoreError> {
         let conn = self.connection().await?;
         let cutoff = millis(SystemTime::now() - PRUNE_GRACE);
-        let mut removed = 0;
-        loop {
-            let batch = conn
-                .execute(
-                    "DELETE FROM mcp_rounds_nonces WHERE nonce IN (
-                         SELECT nonce FROM mcp_rounds_nonces WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                    &[&cutoff, &PRUNE_BATCH],
-                )
-                .await
-                .map_err(error)?;
-            removed += batch;
-            if batch < PRUNE_BATCH as u64 {
-                return Ok(removed);
-            }
-        }
+        delete_in_batches(
+            &conn,
+            "DELETE FROM mcp_rounds_nonces WHERE nonce IN (
+                 SELECT nonce FROM mcp_rounds_nonces WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            cutoff,
+        )
+        .await
     }
 
     fn maybe_prune(&self) {

@@ -25,14 +25,14 @@ impl std::fmt::Debug for SqliteReplayStore {
     }
 }
 
-fn error(e: impl std::fmt::Display) -> StoreError {
+pub(crate) fn error(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
 }
 
 /// Runs `op`, again while another process holds the lock it needs. Switching the journal
 /// mode and creating the schema can fail with "database is locked" at once, without the
 /// busy handler, when two processes open a new file together.
-fn when_unlocked<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> Result<T, StoreError> {
+pub(crate) fn when_unlocked<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> Result<T, StoreError> {
     let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     loop {
         match op() {
@@ -47,7 +47,7 @@ fn when_unlocked<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> Result<T, St
     }
 }
 
-fn connect(path: &Path) -> Result<Connection, StoreError> {
+pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path).map_err(error)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
     when_unlocked(|| conn.pragma_update(None, "journal_mode", "WAL"))?;
@@ -55,7 +55,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoreError> {
     tokio::task::spawn_blocking(work).await.map_err(error)?

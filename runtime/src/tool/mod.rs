@@ -16,8 +16,10 @@ pub use params::{Args, Rejection, ToolInfo, ToolInvocation, ToolParam};
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::extract::StateRequirement;
+use crate::headers::{ParamHeader, param_headers};
 use crate::model::{CallToolResult, JsonObject, Outcome, Tool};
 use crate::server::BuildError;
+use crate::tasks::TaskSupport;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -82,6 +84,10 @@ pub struct ToolRoute {
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) required_state: Vec<StateRequirement>,
     pub(crate) uses_rounds: bool,
+    /// The `x-mcp-header` declarations of the input schema, read once here; the error (an
+    /// invalid declaration) is reported by `ServerBuilder::build`.
+    pub(crate) param_headers: Result<Arc<[ParamHeader]>, String>,
+    pub(crate) task: TaskSupport,
 }
 
 impl ToolRoute {
@@ -89,16 +95,30 @@ impl ToolRoute {
     pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
         ToolRoute {
             name: tool.name.as_str().into(),
+            param_headers: param_headers(&tool.input_schema).map(Arc::from),
             tool,
             handler: Arc::new(handler),
             required_state: Vec::new(),
             uses_rounds: false,
+            task: TaskSupport::Never,
         }
+    }
+
+    /// Whether the tool runs as a task (see [`tasks`](crate::tasks)).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task = support;
+        self
     }
 
     /// The descriptor.
     pub fn tool(&self) -> &Tool {
         &self.tool
+    }
+
+    /// The arguments clients repeat in `Mcp-Param-*` headers (none when the declarations
+    /// are invalid, which keeps the server from being built).
+    pub fn param_headers(&self) -> &[ParamHeader] {
+        self.param_headers.as_deref().unwrap_or_default()
     }
 }
 
@@ -122,6 +142,11 @@ pub trait ToolDefinition: Send + Sync + 'static {
     /// The shared state the parameters need.
     fn required_state() -> Vec<StateRequirement> {
         Vec::new()
+    }
+
+    /// Whether the tool runs as a task.
+    fn task_support() -> TaskSupport {
+        TaskSupport::Never
     }
 
     /// Runs one call.
@@ -162,10 +187,12 @@ impl<T: ToolDefinition> IntoToolRoute for T {
         })?;
         Ok(ToolRoute {
             name: tool.name.as_str().into(),
+            param_headers: param_headers(&tool.input_schema).map(Arc::from),
             tool,
             handler: Arc::new(Defined(self)),
             required_state: T::required_state(),
             uses_rounds: T::uses_rounds(),
+            task: T::task_support(),
         })
     }
 }

@@ -156,7 +156,7 @@ impl ToolInvocation {
     message = "`{Self}` cannot be a parameter of a #[tool]",
     label = "neither an argument type nor a request extractor",
     note = "an argument needs `serde::Deserialize` and `schemars::JsonSchema` (derive both on your own types)",
-    note = "request data comes from extractors: RequestContext, Principal, ClientCapabilities, Changes, State<T>, Args<T>, Round<R>, Preanswered"
+    note = "request data comes from extractors: RequestContext, Principal, ClientCapabilities, Changes, State<T>, Args<T>, Round<R>, Preanswered, TaskScope"
 )]
 pub trait ToolParam: Sized {
     /// The parameter takes part in rounds (it is a `Round<R>`).
@@ -205,7 +205,7 @@ macro_rules! extractor_param {
     )*};
 }
 
-extractor_param!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes);
+extractor_param!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes, crate::tasks::TaskScope);
 
 impl<T: Send + Sync + 'static> ToolParam for State<T> {
     fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}

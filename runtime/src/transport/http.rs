@@ -363,6 +363,18 @@ fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
     headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
 }
 
+/// Every `Mcp-Param-{Name}` header as (`{name}`, value); names arrive lower-cased. A value
+/// that is not visible ASCII is kept lossily: the check refuses it as malformed.
+fn param_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let param = name.as_str().strip_prefix("mcp-param-")?;
+            Some((param.to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        })
+        .collect()
+}
+
 fn accepts_event_stream(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT)
@@ -447,6 +459,7 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         protocol_version: header_string(&headers, "mcp-protocol-version"),
         method: header_string(&headers, "mcp-method"),
         name: header_string(&headers, "mcp-name"),
+        params: param_headers(&headers),
     };
     let cancellation = CancellationToken::new();
     let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);

@@ -37,9 +37,7 @@ impl Sessions {
 
     /// Keeps `session` and returns its new id.
     pub(crate) fn insert(&self, session: Arc<Session>) -> Arc<str> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).expect("the operating system provides randomness");
-        let id: Arc<str> = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into();
+        let id: Arc<str> = crate::ids::random_id().into();
         let now = Instant::now();
         let mut open = self.open.lock().expect("sessions lock");
         open.retain(|_, entry| {

@@ -11,6 +11,7 @@ use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapabilit
 use mcp_rounds::replay::{MemoryReplayStore, SqliteReplayStore};
 use mcp_rounds::request_state::{KeyRing, StateKey};
 use mcp_rounds::rounds::{Elicitation, Round, Sampled, SamplingRequest, Step};
+use mcp_rounds::tasks::{SqliteTaskStore, TaskScope};
 use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{
@@ -83,6 +84,17 @@ async fn progress(steps: u32, ctx: RequestContext) -> String {
 #[tool]
 fn panic() -> String {
     panic!("fixture panic")
+}
+
+/// Finds servers. Clients on HTTP repeat the arguments in `Mcp-Param-Region`,
+/// `Mcp-Param-Limit` and `Mcp-Param-Verbose` (SEP-2243).
+#[tool(read_only)]
+fn find_servers(
+    #[arg(header = "Region")] region: String,
+    #[arg(header = "Limit")] limit: Option<i64>,
+    #[arg(header = "Verbose")] verbose: Option<bool>,
+) -> String {
+    format!("{region} {limit:?} {verbose:?}")
 }
 
 /// The fixture's read-me.
@@ -256,11 +268,61 @@ fn listeners(changes: Changes) -> String {
     changes.listeners().to_string()
 }
 
+/// Works for `ms` milliseconds (as a task when the client can take one); a cancellation stops
+/// it early, and it leaves `<label>.cancelled` in the notes directory to show it saw one.
+#[tool(read_only, task)]
+async fn slow_task(ms: u64, label: String, scope: TaskScope, State(dir): State<NotesDir>) -> Result<String, ToolError> {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(format!("{label} done after {ms} ms")),
+        () = scope.cancellation().cancelled() => {
+            std::fs::write(dir.0.join(format!("{label}.cancelled")), b"")?;
+            Err(ToolError::new("cancelled"))
+        }
+    }
+}
+
+#[derive(Form)]
+struct Go {
+    /// Carry on?
+    go: bool,
+}
+
+#[derive(Rounds)]
+enum TwoQuestions {
+    First {
+        #[answer]
+        go: Elicitation<Go>,
+    },
+    Second {
+        #[answer]
+        go: Elicitation<Go>,
+    },
+}
+
+/// Becomes a task, then asks twice (the same key in both rounds), then answers.
+#[tool(read_only, task = "required")]
+async fn asking_task(round: Round<TwoQuestions>, scope: TaskScope) -> Step<TwoQuestions, String> {
+    match round {
+        Round::Start => {
+            scope.detach().await;
+            TwoQuestions::ask_first(FormRequest::new("First: go on?")).into()
+        }
+        Round::Resumed(TwoQuestions::First { go: Elicitation::Accept(Go { go: true }) }) => {
+            TwoQuestions::ask_second(FormRequest::new("Second: really?")).into()
+        }
+        Round::Resumed(TwoQuestions::Second { go: Elicitation::Accept(Go { go: true }) }) => {
+            Step::Done("went on twice".into())
+        }
+        Round::Resumed(_) => Step::Done("stopped".into()),
+    }
+}
+
 /// Command-line options: `--only-tools` (no resources or prompts), `--modern-only` (no 2025-11-25 sessions), `--notes DIR` (the notes of
 /// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`,
 /// `--listen HOST:PORT` (HTTP instead of stdio), `--token TOKEN=PRINCIPAL` (bearer tokens;
 /// without any, HTTP is unauthenticated), `--max-body BYTES`, `--fan-out POSTGRES_URL` (relay
-/// change events to and from other instances).
+/// change events to and from other instances), `--tasks` (the task tools, tasks in memory),
+/// `--task-db FILE` (the same, tasks in an SQLite file), `--task-lease-ms MS`.
 struct Options {
     only_tools: bool,
     modern_only: bool,
@@ -271,6 +333,9 @@ struct Options {
     tokens: Vec<(String, String)>,
     max_body: Option<usize>,
     fan_out: Option<String>,
+    tasks: bool,
+    task_db: Option<PathBuf>,
+    task_lease: Option<Duration>,
 }
 
 fn options() -> Options {
@@ -285,6 +350,9 @@ fn options() -> Options {
         tokens: Vec::new(),
         max_body: None,
         fan_out: None,
+        tasks: false,
+        task_db: None,
+        task_lease: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -301,6 +369,15 @@ fn options() -> Options {
             }
             "--max-body" => options.max_body = Some(args.next().expect("--max-body BYTES").parse().expect("a number")),
             "--fan-out" => options.fan_out = Some(args.next().expect("--fan-out POSTGRES_URL")),
+            "--tasks" => options.tasks = true,
+            "--task-db" => {
+                options.tasks = true;
+                options.task_db = Some(args.next().expect("--task-db FILE").into());
+            }
+            "--task-lease-ms" => {
+                let ms = args.next().expect("--task-lease-ms MS").parse().expect("a number");
+                options.task_lease = Some(Duration::from_millis(ms));
+            }
             other => panic!("unknown option {other}"),
         }
     }
@@ -317,7 +394,7 @@ fn server(options: Options) -> Server {
         .state(NotesDir(options.notes))
         .state_keys(keys)
         .legacy_sessions(!options.modern_only)
-        .handlers(handlers![add, echo, fail, sleep, panic, announce, progress, listeners])
+        .handlers(handlers![add, echo, fail, sleep, panic, announce, progress, listeners, find_servers])
         .tool(needs_form())
         // Item "private" may be followed only by a signed-in caller.
         .authorize_subscriptions(|context, uri| {
@@ -326,6 +403,15 @@ fn server(options: Options) -> Server {
     let builder = match options.replay_db {
         Some(path) => builder.replay_store(SqliteReplayStore::open(path).expect("the replay store opens")),
         None => builder.replay_store(MemoryReplayStore::default()),
+    };
+    let builder = match options.task_db {
+        Some(path) => builder.task_store(SqliteTaskStore::open(path).expect("the task store opens")),
+        None => builder,
+    };
+    let builder = if options.tasks { builder.handlers(handlers![slow_task, asking_task]) } else { builder };
+    let builder = match options.task_lease {
+        Some(lease) => builder.task_lease(lease),
+        None => builder,
     };
     let builder = if options.only_tools {
         builder

@@ -1,0 +1,59 @@
+//! `notes_export`: a whole workspace as one Markdown document. Reading every note of a large
+//! workspace takes a while, so a client that supports tasks gets a task it can poll or cancel.
+
+use mcp_rounds::tasks::TaskScope;
+use mcp_rounds::{Json, Principal, State, ToolError, tool};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::app::{Notes, note_error};
+use crate::store;
+
+/// A workspace, exported.
+#[derive(Serialize, JsonSchema)]
+pub struct Export {
+    /// How many notes it holds.
+    pub count: usize,
+    /// Every note in id order, each under a `<!-- note: id -->` marker, separated by rules.
+    pub markdown: String,
+}
+
+/// Exports every note of a workspace as one Markdown document, in id order. A long export runs
+/// as a task when the client supports them, and can be cancelled.
+#[tool(title = "Export a workspace", read_only, open_world = false, rename_all = "camelCase", task)]
+pub async fn notes_export(
+    /// The workspace, as a file:// URI.
+    workspace_uri: String,
+    principal: Principal,
+    State(notes): State<Notes>,
+    scope: TaskScope,
+) -> Result<Json<Export>, ToolError> {
+    // Checked before the task starts: a refused workspace is answered directly, never a task.
+    let workspace = notes.workspace(&principal, &workspace_uri)?;
+    scope.detach().await;
+    let cancellation = scope.cancellation().clone();
+    let export = tokio::task::spawn_blocking(move || {
+        let mut listed = store::list(&workspace).map_err(note_error)?;
+        listed.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut markdown = String::new();
+        for note in &listed {
+            if cancellation.is_cancelled() {
+                return Err(ToolError::new("Export cancelled"));
+            }
+            let text = store::read(&workspace, &note.id).map_err(note_error)?;
+            if !markdown.is_empty() {
+                markdown.push_str("\n---\n\n");
+            }
+            markdown.push_str(&format!("<!-- note: {} -->\n", note.id));
+            markdown.push_str(&text);
+            if !text.ends_with('\n') {
+                markdown.push('\n');
+            }
+        }
+        Ok(Export { count: listed.len(), markdown })
+    });
+    match export.await {
+        Ok(done) => done.map(Json),
+        Err(_) => Err(ToolError::new("The export stopped unexpectedly")),
+    }
+}
