@@ -75,6 +75,7 @@ impl Notifier {
     }
 
     /// Whether the stream is gone.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_closed(&self) -> bool {
         self.0.is_closed()
     }

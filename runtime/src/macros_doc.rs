@@ -35,6 +35,13 @@
 /// - **Annotations**: `read_only`, `destructive`, `idempotent`, `open_world`, each also as
 ///   `key = false`.
 /// - **`blocking`**: run a plain function on the blocking thread pool (file or CPU work).
+/// - **`task`** / **`task = "required"`**: a long-running tool (the tasks extension, see
+///   [`tasks`](crate::tasks)). A call from a client that declared the extension, and that does
+///   not finish without waiting, is answered at once with a task the client polls; `task`
+///   runs as an ordinary call for other clients, `task = "required"` refuses them with
+///   -32021. A plain function marked `task` runs on the blocking thread pool. Take a
+///   [`TaskScope`](crate::tasks::TaskScope) parameter to become the task at a point of your
+///   choosing (after quick checks and rounds) and to see its cancellation.
 ///
 /// Arguments that do not match the schema never reach the function: the model gets a tool
 /// error naming the argument, so it can correct the call.

@@ -270,3 +270,21 @@ fn task_records_survive_a_restart_running_ones_fail_waiting_ones_resume() {
     let done = second.wait_for(&waiting, "completed");
     assert_eq!(done["result"]["content"][0]["text"], "went on twice", "resumed on the new process");
 }
+
+#[test]
+fn a_cancellation_made_on_another_instance_reaches_the_running_tool() {
+    let dir = scratch("elsewhere");
+    let db = dir.join("tasks.sqlite3");
+    let args = ["--task-db", db.to_str().unwrap(), "--task-lease-ms", "1000", "--notes", dir.to_str().unwrap()];
+    let mut running_here = Client::start(&args);
+    let mut elsewhere = Client::start(&args);
+    let task = running_here.start_task("slow_task", json!({"ms": 60_000, "label": "remote"}));
+    assert_eq!(elsewhere.get(&task)["status"], "working", "the other instance sees it");
+    assert_eq!(elsewhere.result("tasks/cancel", json!({"taskId": task})), json!({"resultType": "complete"}));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !dir.join("remote.cancelled").exists() {
+        assert!(Instant::now() < deadline, "the running tool never saw the cancellation made elsewhere");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(running_here.get(&task)["status"], "cancelled");
+}

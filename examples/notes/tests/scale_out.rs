@@ -144,3 +144,35 @@ fn a_listener_on_one_instance_hears_of_a_note_created_through_another() {
         assert!(Instant::now() < deadline, "no list_changed reached the other instance");
     }
 }
+
+fn with_tasks(mut message: Value) -> Value {
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    message
+}
+
+#[test]
+fn a_task_started_on_one_instance_is_answered_by_every_other() {
+    let mut instances = start("tasks", 3);
+    let workspace = workspace_uri(&instances.dir);
+    let export = json!({"name": "notes_export", "arguments": {"workspaceUri": workspace}});
+    let created = instances.servers[0].call(&with_tasks(request(json!(1), "tools/call", export)));
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let done = loop {
+        let seen = instances.servers[2].call(&with_tasks(request(json!(2), "tasks/get", json!({"taskId": task}))));
+        assert!(seen["result"].is_object(), "another instance knows the task: {seen}");
+        if seen["result"]["status"] == "completed" {
+            break seen;
+        }
+        assert!(Instant::now() < deadline, "never completed: {seen}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(done["result"]["result"]["structuredContent"]["count"], 6);
+    // Cancelling a finished task from a third instance is acknowledged and changes nothing.
+    let ack = instances.servers[1].call(&with_tasks(request(json!(3), "tasks/cancel", json!({"taskId": task}))));
+    assert_eq!(ack["result"], json!({"resultType": "complete"}));
+    let after = instances.servers[0].call(&with_tasks(request(json!(4), "tasks/get", json!({"taskId": task}))));
+    assert_eq!(after["result"]["status"], "completed");
+}

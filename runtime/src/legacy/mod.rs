@@ -86,6 +86,7 @@ pub(crate) struct Session {
 }
 
 /// A request of the session in flight; it stops being cancellable by id when dropped.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct InFlight {
     session: Arc<Session>,
     id: RequestId,
@@ -162,11 +163,13 @@ impl Session {
     }
 
     /// The principal the session was opened by; nobody else may use it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn principal(&self) -> &Principal {
         &self.principal
     }
 
     /// The version the handshake settled on, once it has.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn version(&self) -> Option<&'static str> {
         self.negotiated.get().map(|n| n.version)
     }
@@ -177,6 +180,7 @@ impl Session {
     }
 
     /// Whether a notifications stream is attached.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn has_sink(&self) -> bool {
         self.sink.lock().expect("sink lock").as_ref().is_some_and(|s| !s.is_closed())
     }
@@ -195,6 +199,7 @@ impl Session {
 
     /// Registers request `id` so that `notifications/cancelled` can reach it; `None` when a
     /// request with that id is already in flight.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn begin(self: &Arc<Self>, id: &RequestId) -> Option<InFlight> {
         let mut in_flight = self.in_flight.lock().expect("in-flight lock");
         if in_flight.contains_key(id) {
