@@ -4,6 +4,7 @@
 pub mod conformance;
 pub mod http;
 pub mod postgres;
+pub mod process;
 pub mod python;
 pub mod stdio;
 

@@ -5,13 +5,13 @@
 
 mod common;
 
-use std::io::Read;
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
 
 use common::{BIN, DataDir, SEEDED};
 use mcp_rounds_tests::conformance::ConformanceSuite;
 use mcp_rounds_tests::http::HttpProcess;
+use mcp_rounds_tests::process::run_to_end;
 use serde_json::{Value, json};
 
 /// One run takes about half a second; this only bounds a hang.
@@ -22,36 +22,8 @@ const TITLE: &str = "Inspector probe";
 const BODY: &str = "Written by the MCP Inspector, over stdio.";
 
 /// Runs `command` to its end (or kills it after [`RUN_TIMEOUT`]): its status, stdout, stderr.
-fn run(mut command: Command) -> (ExitStatus, String, String) {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run mcp-inspector-cli");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        stdout.read_to_string(&mut text).map(|_| text)
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        stderr.read_to_string(&mut text).map(|_| text)
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mcp-inspector-cli did not finish in {RUN_TIMEOUT:?}: {}", err.join().unwrap().unwrap());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (status, out.join().unwrap().unwrap(), err.join().unwrap().unwrap())
+fn run(command: Command) -> (ExitStatus, String, String) {
+    run_to_end(command, RUN_TIMEOUT, "mcp-inspector-cli")
 }
 
 /// `mcp-inspector-cli --cli <target...> <request...>`, required to succeed; its JSON answer.

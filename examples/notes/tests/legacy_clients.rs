@@ -6,13 +6,16 @@
 //! made here, against the data directory. The report is read into typed structures, so a field
 //! the script failed to report fails the test instead of passing unchecked.
 
+mod clients;
+
+use clients::{DataDir, seed};
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use mcp_rounds_tests::http::HttpProcess;
+use mcp_rounds_tests::process::run_to_end;
 use mcp_rounds_tests::python;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -28,77 +31,6 @@ const SCRIPT_TIMEOUT: Duration = Duration::from_secs(90);
 /// The answers the script gives, in order, with the title of the note each one deletes.
 const ACTIONS: [(&str, &str); 3] =
     [("accept", "Legacy probe accept"), ("decline", "Legacy probe decline"), ("cancel", "Legacy probe cancel")];
-
-/// A fresh data directory for one test in this process, removed when the test ends.
-struct DataDir(PathBuf);
-
-impl DataDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("notes-legacy-client-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        DataDir(dir)
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().expect("the temp dir is UTF-8")
-    }
-
-    fn workspace(&self) -> PathBuf {
-        self.0.join("workspace")
-    }
-
-    /// The notes on disk (regular `.md` files, not the symlink), by id.
-    fn notes(&self) -> BTreeMap<String, String> {
-        std::fs::read_dir(self.workspace())
-            .unwrap()
-            .map(|e| e.unwrap())
-            .filter(|e| e.file_type().unwrap().is_file())
-            .filter_map(|e| {
-                let name = e.file_name().into_string().unwrap();
-                let id = name.strip_suffix(".md")?.to_owned();
-                Some((id, std::fs::read_to_string(e.path()).unwrap()))
-            })
-            .collect()
-    }
-
-    /// The files in the workspace's trash, by name (none when it does not exist yet).
-    fn trash(&self) -> BTreeMap<String, String> {
-        let Ok(entries) = std::fs::read_dir(self.workspace().join(".trash")) else {
-            return BTreeMap::new();
-        };
-        entries
-            .map(|e| e.unwrap())
-            .map(|e| (e.file_name().into_string().unwrap(), std::fs::read_to_string(e.path()).unwrap()))
-            .collect()
-    }
-
-    /// What config.toml says: the demo principal's workspace URI and bearer token.
-    fn demo(&self) -> (String, String) {
-        let text = std::fs::read_to_string(self.0.join("config.toml")).expect("read config.toml");
-        let config: toml::Table = toml::from_str(&text).expect("config.toml parses");
-        let demo = &config["principals"]["demo"];
-        let workspaces = demo["workspaces"].as_array().expect("workspaces");
-        assert_eq!(workspaces.len(), 1, "{text}");
-        (workspaces[0].as_str().unwrap().to_owned(), demo["token"].as_str().expect("token").to_owned())
-    }
-}
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Seeds `dir` the way an operator's first start does, over stdio with nothing to read.
-fn seed(dir: &DataDir) {
-    let status = Command::new(BIN)
-        .args(["--data", dir.arg(), "--stdio"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .expect("start notes-server");
-    assert!(status.success(), "seeding start failed: {status}");
-}
 
 /// What the script reports. Every field is required (an `Option` only where the script leaves
 /// it out on purpose), and unknown ones are refused, so the report and these checks stay in step.
@@ -184,40 +116,12 @@ impl Exchange {
 
 /// Runs the script to its end (or kills it after [`SCRIPT_TIMEOUT`]) and parses its report.
 fn run_script(transport_args: &[&str], envs: &[(&str, &str)]) -> Report {
-    let mut child = Command::new(python::interpreter())
+    let mut command = Command::new(python::interpreter());
+    command
         .arg(python::workspace_root().join("tests/python/notes_legacy_client.py"))
         .args(transport_args)
-        .envs(envs.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the Python client");
-    // Drained on threads: a report bigger than a pipe buffer must not stall the script.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        stdout.read_to_string(&mut text).map(|_| text)
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        stderr.read_to_string(&mut text).map(|_| text)
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > SCRIPT_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the Python client did not finish in {SCRIPT_TIMEOUT:?}: {}", err.join().unwrap().unwrap());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out.join().unwrap().unwrap();
-    let stderr = err.join().unwrap().unwrap();
+        .envs(envs.iter().copied());
+    let (status, stdout, stderr) = run_to_end(command, SCRIPT_TIMEOUT, "the Python client");
     assert!(status.success(), "Python client failed ({status}): {stderr}");
     serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("the client's report is incomplete or not JSON ({e}): {stdout}"))
@@ -403,7 +307,7 @@ fn check_http(exchanges: &[Exchange]) {
 
 #[test]
 fn legacy_python_client_over_stdio() {
-    let dir = DataDir::new("stdio");
+    let dir = DataDir::new("legacy-client", "stdio");
     seed(&dir);
     let (workspace, _token) = dir.demo();
     let seeded = dir.notes();
@@ -414,7 +318,7 @@ fn legacy_python_client_over_stdio() {
 
 #[test]
 fn legacy_python_client_over_http() {
-    let dir = DataDir::new("http");
+    let dir = DataDir::new("legacy-client", "http");
     let server = HttpProcess::spawn(BIN, &["--data", dir.arg()]);
     let (workspace, token) = dir.demo();
     let seeded = dir.notes();

@@ -4,13 +4,17 @@
 //! stream that sees changes made through tools. The script (tests/python/notes_client.py)
 //! only reports what the client saw; every judgement is made here, against the data directory.
 
+mod clients;
+
+use clients::{DataDir, seed};
+
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use mcp_rounds_tests::http::HttpProcess;
+use mcp_rounds_tests::process::run_to_end;
 use mcp_rounds_tests::python;
 use serde_json::{Value, json};
 
@@ -22,103 +26,15 @@ const MODEL_SUMMARY: &str = "Two TPS notes: the Q1 numbers and an old draft (fro
 /// The whole scenario takes about a second; this only bounds a hang.
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(90);
 
-/// A fresh data directory for one test in this process, removed when the test ends.
-struct DataDir(PathBuf);
-
-impl DataDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("notes-python-client-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        DataDir(dir)
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().expect("the temp dir is UTF-8")
-    }
-
-    fn workspace(&self) -> PathBuf {
-        self.0.join("workspace")
-    }
-
-    /// The notes on disk (regular `.md` files, not the symlink), by id.
-    fn notes(&self) -> BTreeMap<String, String> {
-        std::fs::read_dir(self.workspace())
-            .unwrap()
-            .map(|e| e.unwrap())
-            .filter(|e| e.file_type().unwrap().is_file())
-            .filter_map(|e| {
-                let name = e.file_name().into_string().unwrap();
-                let id = name.strip_suffix(".md")?.to_owned();
-                Some((id, std::fs::read_to_string(e.path()).unwrap()))
-            })
-            .collect()
-    }
-
-    /// What config.toml says: the demo principal's workspace URI and bearer token.
-    fn demo(&self) -> (String, String) {
-        let text = std::fs::read_to_string(self.0.join("config.toml")).expect("read config.toml");
-        let config: toml::Table = toml::from_str(&text).expect("config.toml parses");
-        let demo = &config["principals"]["demo"];
-        let workspaces = demo["workspaces"].as_array().expect("workspaces");
-        assert_eq!(workspaces.len(), 1, "{text}");
-        (workspaces[0].as_str().unwrap().to_owned(), demo["token"].as_str().expect("token").to_owned())
-    }
-}
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Seeds `dir` the way an operator's first start does, over stdio with nothing to read.
-fn seed(dir: &DataDir) {
-    let status = Command::new(BIN)
-        .args(["--data", dir.arg(), "--stdio"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .expect("start notes-server");
-    assert!(status.success(), "seeding start failed: {status}");
-}
-
 /// Runs the script to its end (or kills it after [`SCRIPT_TIMEOUT`]) and parses its report.
 fn run_script(transport_args: &[&str], envs: &[(&str, &str)]) -> Value {
-    let mut child = Command::new(python::interpreter())
+    let mut command = Command::new(python::interpreter());
+    command
         .arg(python::workspace_root().join("tests/python/notes_client.py"))
         .args(transport_args)
         .env("NOTES_MODEL_SUMMARY", MODEL_SUMMARY)
-        .envs(envs.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the Python client");
-    // Drained on threads: a report bigger than a pipe buffer must not stall the script.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        stdout.read_to_string(&mut text).map(|_| text)
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        stderr.read_to_string(&mut text).map(|_| text)
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > SCRIPT_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the Python client did not finish in {SCRIPT_TIMEOUT:?}: {}", err.join().unwrap().unwrap());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out.join().unwrap().unwrap();
-    let stderr = err.join().unwrap().unwrap();
+        .envs(envs.iter().copied());
+    let (status, stdout, stderr) = run_to_end(command, SCRIPT_TIMEOUT, "the Python client");
     assert!(status.success(), "Python client failed ({status}): {stderr}");
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("client output is not JSON ({e}): {stdout}"))
 }
@@ -334,7 +250,7 @@ fn check(seen: &Value, dir: &DataDir, seeded: &BTreeMap<String, String>) {
 
 #[test]
 fn python_sdk_client_over_stdio() {
-    let dir = DataDir::new("stdio");
+    let dir = DataDir::new("python-client", "stdio");
     seed(&dir);
     let (workspace, _token) = dir.demo();
     let seeded = dir.notes();
@@ -344,7 +260,7 @@ fn python_sdk_client_over_stdio() {
 
 #[test]
 fn python_sdk_client_over_http() {
-    let dir = DataDir::new("http");
+    let dir = DataDir::new("python-client", "http");
     let server = HttpProcess::spawn(BIN, &["--data", dir.arg()]);
     let (workspace, token) = dir.demo();
     let seeded = dir.notes();

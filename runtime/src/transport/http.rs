@@ -584,14 +584,9 @@ fn session_not_found() -> Response {
 /// GET opens a legacy session's stream of notifications outside requests (list changes,
 /// resource updates). 2026-07-28 has no GET: 405.
 async fn handle_get(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
-    let principal = match admit(&app, &uri, &headers).await {
-        Ok(principal) => principal,
+    let (principal, id) = match admit_to_session(&app, &uri, &headers).await {
+        Ok(admitted) => admitted,
         Err(refused) => return refused,
-    };
-    let Some(id) = header_string(&headers, SESSION_ID) else {
-        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return response;
     };
     let Some(session) = app.sessions.get(&id, &principal) else {
         return session_not_found();
@@ -617,20 +612,31 @@ async fn handle_get(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: 
     response
 }
 
+/// The caller of a GET or DELETE and the session it is about; without a session id the
+/// method does not exist here (405).
+async fn admit_to_session(
+    app: &App,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Result<(Principal, String), Response> {
+    let principal = admit(app, uri, headers).await?;
+    let id = header_string(headers, SESSION_ID).ok_or_else(|| {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        response
+    })?;
+    Ok((principal, id))
+}
+
 fn tokio_stream_of(receiver: mpsc::Receiver<Vec<u8>>) -> impl Stream<Item = Vec<u8>> + Send {
     stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|bytes| (bytes, receiver)) })
 }
 
 /// DELETE ends a legacy session.
 async fn handle_delete(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
-    let principal = match admit(&app, &uri, &headers).await {
-        Ok(principal) => principal,
+    let (principal, id) = match admit_to_session(&app, &uri, &headers).await {
+        Ok(admitted) => admitted,
         Err(refused) => return refused,
-    };
-    let Some(id) = header_string(&headers, SESSION_ID) else {
-        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return response;
     };
     if app.sessions.remove(&id, &principal) { StatusCode::OK.into_response() } else { session_not_found() }
 }
