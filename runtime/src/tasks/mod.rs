@@ -218,6 +218,29 @@ pub(crate) struct TasksConfig {
     pub(crate) lease: Duration,
     /// Tasks running in this process, with what cancels them.
     pub(crate) running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    /// When this process last pruned expired tasks (milliseconds since the epoch).
+    pub(crate) pruned_at: Arc<std::sync::atomic::AtomicI64>,
+}
+
+/// How often a process prunes expired tasks (when it creates one).
+const PRUNE_EVERY_MS: i64 = 60_000;
+
+impl TasksConfig {
+    /// Deletes expired tasks, at most once a minute per process.
+    pub(crate) async fn prune_now_and_then(&self, now: i64) {
+        let last = self.pruned_at.load(std::sync::atomic::Ordering::Relaxed);
+        if now - last < PRUNE_EVERY_MS
+            || self
+                .pruned_at
+                .compare_exchange(last, now, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        if let Err(error) = self.store.prune(now).await {
+            tracing::warn!(%error, "expired tasks could not be pruned");
+        }
+    }
 }
 
 impl std::fmt::Debug for TasksConfig {
@@ -240,6 +263,7 @@ impl Default for TasksConfig {
             poll_interval: Duration::from_secs(1),
             lease: DEFAULT_TASK_LEASE,
             running: Arc::default(),
+            pruned_at: Arc::default(),
         }
     }
 }

@@ -93,9 +93,7 @@ pub(crate) async fn start(
         result: None,
         error: None,
     };
-    if let Err(error) = config.store.prune(now).await {
-        tracing::warn!(%error, "expired tasks could not be pruned");
-    }
+    config.prune_now_and_then(now).await;
     // Durable before the client hears of it: a tasks/get right after the answer finds it.
     config.store.create(&record).await.map_err(|e| store_error(&e))?;
     let task = record.task();
