@@ -61,28 +61,43 @@ impl Default for Principal {
 /// Where a request's notifications go (progress, log messages, listen events): the
 /// transport's stream for that request.
 #[derive(Clone, Debug)]
-pub struct Notifier(tokio::sync::mpsc::Sender<Vec<u8>>);
+pub struct Notifier {
+    sender: tokio::sync::mpsc::Sender<Vec<u8>>,
+    // Closed when the request this stream belonged to was answered and its work went on (a
+    // task): the client heard its answer, so nothing more is sent for that request.
+    open: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
 
 impl Notifier {
     /// Notifications are written to `sender`, one encoded JSON-RPC message each.
     pub fn new(sender: tokio::sync::mpsc::Sender<Vec<u8>>) -> Self {
-        Notifier(sender)
+        Notifier { sender, open: None }
+    }
+
+    /// The same stream, and the switch that stops this copy (and its clones) sending.
+    pub(crate) fn gated(&self) -> (Notifier, Arc<std::sync::atomic::AtomicBool>) {
+        let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        (Notifier { sender: self.sender.clone(), open: Some(open.clone()) }, open)
+    }
+
+    fn is_open(&self) -> bool {
+        self.open.as_ref().is_none_or(|open| open.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// Sends now if there is room; progress and logs are dropped rather than delay the work.
     pub(crate) fn try_send(&self, message: Vec<u8>) -> bool {
-        self.0.try_send(message).is_ok()
+        self.is_open() && self.sender.try_send(message).is_ok()
     }
 
     /// Whether the stream is gone.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_closed(&self) -> bool {
-        self.0.is_closed()
+        self.sender.is_closed() || !self.is_open()
     }
 
     /// Sends, waiting for room; `false` when the stream is gone.
     pub(crate) async fn send(&self, message: Vec<u8>) -> bool {
-        self.0.send(message).await.is_ok()
+        self.is_open() && self.sender.send(message).await.is_ok()
     }
 }
 
@@ -137,6 +152,15 @@ impl RequestContext {
     pub(crate) fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
         self
+    }
+
+    /// The same request with its notification stream gated (see [`Notifier::gated`]); the
+    /// switch, when there is a stream.
+    pub(crate) fn with_gated_stream(mut self) -> (Self, Option<Arc<std::sync::atomic::AtomicBool>>) {
+        let Some(notifier) = self.notifier.take() else { return (self, None) };
+        let (gated, open) = notifier.gated();
+        self.notifier = Some(gated);
+        (self, Some(open))
     }
 
     /// Marks the call as one that may still become a task.

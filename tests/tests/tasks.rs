@@ -288,3 +288,33 @@ fn a_cancellation_made_on_another_instance_reaches_the_running_tool() {
     }
     assert_eq!(running_here.get(&task)["status"], "cancelled");
 }
+
+#[test]
+fn a_task_sends_no_progress_for_a_request_already_answered() {
+    let dir = scratch("progress");
+    let mut client = Client::start(&["--tasks", "--notes", dir.to_str().unwrap()]);
+    let with_token = |id: i64, capabilities: Value| {
+        let mut request = call(id, "slow_task", json!({"ms": 200, "label": "p"}), capabilities);
+        request["params"]["_meta"]["progressToken"] = json!("tok");
+        request
+    };
+    // An ordinary call: progress, then the answer.
+    client.server.send(&with_token(1, json!({})));
+    let mut progress = 0;
+    let answer = loop {
+        let message = client.server.recv();
+        if message["method"] == "notifications/progress" {
+            progress += 1;
+            continue;
+        }
+        break message;
+    };
+    assert_eq!(progress, 2);
+    assert_eq!(answer["result"]["content"][0]["text"], "p done after 200 ms");
+
+    // As a task: the answer is the task, and the request hears nothing more.
+    let created = client.server.call(&with_token(2, with_tasks()));
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(client.server.try_recv(Duration::from_millis(400)), None, "no progress after the answer");
+    assert_eq!(client.get(&task)["status"], "completed");
+}

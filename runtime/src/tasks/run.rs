@@ -61,8 +61,9 @@ pub(crate) async fn start(
     let capabilities = serde_json::to_value(call.context.client_capabilities()).unwrap_or_else(|_| json!({}));
     let arguments = call.arguments.clone();
     // The task has a cancellation of its own: closing the request's stream must not end it.
-    call.context =
-        call.context.with_cancellation(token.clone()).with_task_detach(Some(Arc::new(AtomicBool::new(false))));
+    // Its progress and log messages stop when the request is answered with the task.
+    let (context, stream) = call.context.with_gated_stream();
+    call.context = context.with_cancellation(token.clone()).with_task_detach(Some(Arc::new(AtomicBool::new(false))));
     let mut work = work_of(route, call);
 
     if let Poll::Ready(outcome) = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await {
@@ -96,6 +97,9 @@ pub(crate) async fn start(
     config.prune_now_and_then(now).await;
     // Durable before the client hears of it: a tasks/get right after the answer finds it.
     config.store.create(&record).await.map_err(|e| store_error(&e))?;
+    if let Some(stream) = stream {
+        stream.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
     let task = record.task();
     spawn_worker(inner.clone(), record.id, work, token);
     let mut created = CreateTaskResult { result_type: TaskResultType, task, meta: Default::default() };

@@ -268,12 +268,25 @@ fn listeners(changes: Changes) -> String {
     changes.listeners().to_string()
 }
 
-/// Works for `ms` milliseconds (as a task when the client can take one); a cancellation stops
-/// it early, and it leaves `<label>.cancelled` in the notes directory to show it saw one.
+/// Works for `ms` milliseconds (as a task when the client can take one), reporting progress
+/// halfway and at the end; a cancellation stops it early, and it leaves `<label>.cancelled` in
+/// the notes directory to show it saw one.
 #[tool(read_only, task)]
-async fn slow_task(ms: u64, label: String, scope: TaskScope, State(dir): State<NotesDir>) -> Result<String, ToolError> {
+async fn slow_task(
+    ms: u64,
+    label: String,
+    scope: TaskScope,
+    context: RequestContext,
+    State(dir): State<NotesDir>,
+) -> Result<String, ToolError> {
+    let work = async {
+        for step in 1..=2 {
+            tokio::time::sleep(Duration::from_millis(ms / 2)).await;
+            context.progress(f64::from(step), Some(2.0), None);
+        }
+    };
     tokio::select! {
-        () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(format!("{label} done after {ms} ms")),
+        () = work => Ok(format!("{label} done after {ms} ms")),
         () = scope.cancellation().cancelled() => {
             std::fs::write(dir.0.join(format!("{label}.cancelled")), b"")?;
             Err(ToolError::new("cancelled"))
