@@ -61,8 +61,7 @@ pub(crate) async fn listen(
     let mut accepted = accept(inner, &filter, &context);
     // Tasks: only the caller's own, and only with the extension declared on this request. A
     // server without tasks honours none, like any other kind it does not offer.
-    if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty() && inner.capabilities.extensions.is_some())
-    {
+    if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty() && inner.runs_tasks()) {
         if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
             return Err(crate::router::tasks_required());
         }

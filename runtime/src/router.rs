@@ -129,7 +129,7 @@ pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, E
             stamp(outcome.result_meta_mut(), inner);
             Ok(encode_result(id, &outcome))
         }
-        "tasks/get" | "tasks/update" | "tasks/cancel" if inner.capabilities.extensions.is_some() => {
+        "tasks/get" | "tasks/update" | "tasks/cancel" if inner.runs_tasks() => {
             let context = context();
             // The capability is checked before the task is looked up.
             if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
@@ -230,6 +230,7 @@ fn not_found(method: &str, inner: &Inner) -> Error {
             }
             "prompts/list" | "prompts/get" => Some(("prompts", inner.capabilities.prompts.is_some())),
             "completion/complete" => Some(("completions", inner.capabilities.completions.is_some())),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => Some(("tasks", inner.runs_tasks())),
             _ => None,
         };
         capability.filter(|(_, offered)| !offered).map(|(c, _)| format!("this server does not offer {c}"))

@@ -511,6 +511,13 @@ pub(crate) struct Inner {
     pub(crate) subscriptions: SubscriptionPolicy,
 }
 
+impl Inner {
+    /// Whether some tool runs as a task (and so the `tasks/*` methods exist).
+    pub(crate) fn runs_tasks(&self) -> bool {
+        self.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(crate::model::TASKS_EXTENSION))
+    }
+}
+
 /// The encoded answer to one request, with the error code when it is an error (transports
 /// map codes to statuses).
 #[derive(Debug)]
