@@ -150,12 +150,19 @@ fn form_elicitation_capability() -> ClientCapabilities {
     capabilities
 }
 
+/// Set by `--dual-era` before the server starts.
+static DUAL_ERA: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[tool_handler(name = "bench-rmcp", version = "1.0.0")]
 impl ServerHandler for BenchServer {
-    // Only the stateless revision; rmcp answers any other `_meta` version with -32022 and
-    // `server/discover` lists just this one.
+    // Only the stateless revision unless `--dual-era`; rmcp answers any other `_meta` version
+    // with -32022 and `server/discover` lists just these.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        if DUAL_ERA.load(std::sync::atomic::Ordering::Relaxed) {
+            Cow::Owned(vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25])
+        } else {
+            Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        }
     }
 }
 
@@ -164,6 +171,9 @@ struct Args {
     /// Serve stdin and stdout.
     #[arg(long)]
     stdio: bool,
+    /// Also serve clients of 2025-11-25 (the `initialize` handshake), to compare that path.
+    #[arg(long)]
+    dual_era: bool,
     /// Serve Streamable HTTP here.
     #[arg(long)]
     listen: Option<String>,
@@ -172,6 +182,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args = Args::parse();
+    DUAL_ERA.store(args.dual_era, std::sync::atomic::Ordering::Relaxed);
     let server = BenchServer::new();
     match args.listen {
         Some(address) if !args.stdio => {
