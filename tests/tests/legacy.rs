@@ -249,43 +249,46 @@ fn stdio_subscriptions_and_list_changes_come_from_the_same_changes() {
     let subscribed = server.call(&legacy(2, "resources/subscribe", json!({"uri": "fixture://items/one"})));
     assert_eq!(subscribed["result"], json!({}));
 
-    let announced = |server: &mut StdioProcess, id: i64, arguments: Value| {
+    // The notifications an announcement produced: the `expected` ones may trail the answer (they
+    // are waited for), and anything more would arrive within a moment of them.
+    let announced = |server: &mut StdioProcess, id: i64, arguments: Value, expected: usize| {
         server.send(&call(id, "announce", arguments));
         let mut seen = Vec::new();
-        loop {
+        let mut answered = false;
+        while !answered || seen.len() < expected {
             let message = server.recv();
             if message["id"] == id {
-                break;
+                answered = true;
+            } else {
+                seen.push(message);
             }
-            seen.push(message);
         }
-        // Notifications may trail the answer by a moment.
         while let Some(late) = server.try_recv(Duration::from_millis(200)) {
             seen.push(late);
         }
         seen
     };
-    let seen = announced(server, 3, json!({"kind": "updated", "uri": "fixture://items/one"}));
+    let seen = announced(server, 3, json!({"kind": "updated", "uri": "fixture://items/one"}), 1);
     assert_eq!(
         seen,
         [
             json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "fixture://items/one"}})
         ]
     );
-    let seen = announced(server, 4, json!({"kind": "updated", "uri": "fixture://items/two"}));
+    let seen = announced(server, 4, json!({"kind": "updated", "uri": "fixture://items/two"}), 0);
     assert!(seen.is_empty(), "not subscribed: {seen:?}");
-    let seen = announced(server, 5, json!({"kind": "tools"}));
+    let seen = announced(server, 5, json!({"kind": "tools"}), 1);
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0]["method"], "notifications/tools/list_changed");
 
     server.call(&legacy(6, "resources/unsubscribe", json!({"uri": "fixture://items/one"})));
-    let seen = announced(server, 7, json!({"kind": "updated", "uri": "fixture://items/one"}));
+    let seen = announced(server, 7, json!({"kind": "updated", "uri": "fixture://items/one"}), 0);
     assert!(seen.is_empty(), "unsubscribed: {seen:?}");
 
     // The fixture's policy keeps anonymous callers off this one; the answer does not say so.
     let refused = server.call(&legacy(8, "resources/subscribe", json!({"uri": "fixture://items/private"})));
     assert_eq!(refused["result"], json!({}));
-    let seen = announced(server, 9, json!({"kind": "updated", "uri": "fixture://items/private"}));
+    let seen = announced(server, 9, json!({"kind": "updated", "uri": "fixture://items/private"}), 0);
     assert!(seen.is_empty(), "the policy refused it: {seen:?}");
 }
 
