@@ -8,6 +8,22 @@ pub mod process;
 pub mod python;
 pub mod stdio;
 
+/// The fixture server's tools (without `--tasks`), in the order `tools/list` gives them: by name.
+pub const FIXTURE_TOOLS: [&str; 12] = [
+    "add",
+    "announce",
+    "echo",
+    "fail",
+    "find_servers",
+    "listeners",
+    "needs_form",
+    "notes_delete",
+    "notes_summarize",
+    "panic",
+    "progress",
+    "sleep",
+];
+
 /// A `_meta` envelope for protocol 2026-07-28 with the given client capabilities.
 pub fn meta(capabilities: serde_json::Value) -> serde_json::Value {
     serde_json::json!({

@@ -35,23 +35,7 @@ fn python_sdk_client_discovers_lists_and_calls() {
     assert_eq!(seen["instructions"], "Tools for testing mcp-rounds.");
 
     let names: Vec<&str> = seen["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(
-        names,
-        [
-            "add",
-            "announce",
-            "echo",
-            "fail",
-            "find_servers",
-            "listeners",
-            "needs_form",
-            "notes_delete",
-            "notes_summarize",
-            "panic",
-            "progress",
-            "sleep"
-        ]
-    );
+    assert_eq!(names, mcp_rounds_tests::FIXTURE_TOOLS);
     assert_eq!(seen["tools"][0]["outputSchema"]["required"], json!(["sum"]));
     assert_eq!(seen["tools"][0]["inputSchema"]["properties"]["a"]["description"], "The first number.");
     assert_eq!(seen["tools_cache"], json!({"ttlMs": 300000, "cacheScope": "public"}));

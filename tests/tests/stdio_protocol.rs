@@ -234,24 +234,7 @@ fn tools_list_and_call() {
     let list = server.call(&request(json!(1), "tools/list", json!({})));
     let names: Vec<&str> =
         list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(
-        names,
-        [
-            "add",
-            "announce",
-            "echo",
-            "fail",
-            "find_servers",
-            "listeners",
-            "needs_form",
-            "notes_delete",
-            "notes_summarize",
-            "panic",
-            "progress",
-            "sleep"
-        ],
-        "sorted by name"
-    );
+    assert_eq!(names, mcp_rounds_tests::FIXTURE_TOOLS, "sorted by name");
     assert_eq!(list["result"]["resultType"], "complete");
     assert_eq!(list["result"]["ttlMs"], 300000);
     assert_eq!(list["result"]["cacheScope"], "public");
