@@ -51,9 +51,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         let span = ty.span();
         let wire = param.wire_name(rename_all.as_deref());
         let desc = option_str(param.description.as_deref());
-        arguments.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::argument(#wire, #desc) });
-        states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::required_state() });
-        uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam>::USES_ROUNDS });
+        arguments
+            .push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam<_>>::argument(#wire, #desc) });
+        states.push(quote_spanned! {span=>
+            <#ty as ::mcp_rounds::__private::PromptParam<_>>::requirements(__requirements);
+        });
+        uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::PromptParam<_>>::USES_ROUNDS });
         if let Some((key, path)) = &param.complete {
             let is_argument = quote_spanned! {key.span()=>
                 const _: fn() = || {
@@ -72,7 +75,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             });
         }
         extract.push(quote_spanned! {span=>
-            let #arg = match <#ty as ::mcp_rounds::__private::PromptParam>::extract(&mut __get, #wire) {
+            let #arg = match <#ty as ::mcp_rounds::__private::PromptParam<_>>::extract(&mut __get, #wire).await {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(rejection) => return __get.reject(rejection).await,
             };
@@ -93,7 +96,6 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let count = function.params.len();
-    let state_body = crate::signature::required_state_body(&states);
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(prompt));
     quote! {
@@ -121,8 +123,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
 
             #complete_fns
 
-            fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
-                #state_body
+            fn requirements(__requirements: &mut ::mcp_rounds::__private::Requirements) {
+                #(#states)*
             }
 
             fn get(&self, __get: ::mcp_rounds::__private::PromptGet) -> ::mcp_rounds::__private::BoxFuture<'_,

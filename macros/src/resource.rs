@@ -123,9 +123,22 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 });
             }
             None => {
-                states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ResourceParam>::required_state() });
+                states.push(quote_spanned! {span=>
+                    <#ty as ::mcp_rounds::__private::ResourceParam>::requirements(__requirements);
+                });
                 extract.push(quote_spanned! {span=>
-                    let #arg = <#ty as ::mcp_rounds::__private::ResourceParam>::extract(&__context)?;
+                    const {
+                        ::core::assert!(
+                            !<#ty as ::mcp_rounds::__private::ResourceParam>::USES_ROUNDS,
+                            "resources have no rounds: Round, Claim and IdempotencyKey go on tools and prompts"
+                        )
+                    };
+                    let #arg = match <#ty as ::mcp_rounds::__private::ResourceParam>::extract(&mut __parts).await {
+                        ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(rejection) => {
+                            return ::core::result::Result::Err(::mcp_rounds::__private::rejected(rejection));
+                        }
+                    };
                 });
             }
         }
@@ -161,7 +174,6 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let mime = option_string(mime_type.as_deref());
-    let state_body = crate::signature::required_state_body(&states);
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(resource));
     quote! {
@@ -184,8 +196,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 })
             }
 
-            fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
-                #state_body
+            fn requirements(__requirements: &mut ::mcp_rounds::__private::Requirements) {
+                #(#states)*
             }
 
             fn lists() -> bool {
@@ -201,11 +213,10 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 ::mcp_rounds::__private::Error>>
             {
                 ::mcp_rounds::__private::boxed(async move {
-                    let __uri = __read.uri;
-                    #[allow(unused_variables)]
-                    let __context = __read.context;
                     #[allow(unused_mut, unused_variables)]
-                    let mut __variables = __read.variables.into_iter();
+                    let (__uri, __variables, mut __parts) = __read.into_parts();
+                    #[allow(unused_mut, unused_variables)]
+                    let mut __variables = __variables.into_iter();
                     let __cache = ::mcp_rounds::__private::CacheHints {
                         ttl_ms: #ttl_ms,
                         cache_scope: ::mcp_rounds::__private::CacheScope::#scope,

@@ -363,15 +363,6 @@ pub fn option_string(value: Option<&str>) -> TokenStream {
     }
 }
 
-/// The body of a definition's `required_state()`: the state each parameter needs.
-pub fn required_state_body(states: &[TokenStream]) -> TokenStream {
-    let count = states.len();
-    quote! {
-        let __states: [::core::option::Option<::mcp_rounds::__private::StateRequirement>; #count] = [#(#states),*];
-        __states.into_iter().flatten().collect()
-    }
-}
-
 /// The `completes` and `complete` methods of a prompt or resource definition, dispatching on
 /// the argument name to the `completers` arms; nothing when there are none.
 pub fn complete_fns(completers: &[TokenStream]) -> TokenStream {

@@ -225,7 +225,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         let desc = crate::signature::option_str(param.description.as_deref());
         let span = ty.span();
         describe.push(quote_spanned! {span=>
-            <#ty as ::mcp_rounds::__private::ToolParam>::describe(&mut __schema, #name, #desc);
+            <#ty as ::mcp_rounds::__private::ToolParam<_>>::describe(&mut __schema, #name, #desc);
         });
         if let Some(header) = &param.header {
             // Spanned at the type: a type a header cannot carry fails the `HeaderParam` bound there.
@@ -233,10 +233,12 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 ::mcp_rounds::__private::InputSchema::header::<#ty>(&mut __schema, #name, #header);
             });
         }
-        states.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam>::required_state() });
-        uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam>::USES_ROUNDS });
+        states.push(quote_spanned! {span=>
+            <#ty as ::mcp_rounds::__private::ToolParam<_>>::requirements(__requirements);
+        });
+        uses_rounds.push(quote_spanned! {span=> <#ty as ::mcp_rounds::__private::ToolParam<_>>::USES_ROUNDS });
         extract.push(quote_spanned! {span=>
-            let #arg = match <#ty as ::mcp_rounds::__private::ToolParam>::extract(&mut __invocation, #name) {
+            let #arg = match <#ty as ::mcp_rounds::__private::ToolParam<_>>::extract(&mut __invocation, #name).await {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(rejection) => return __invocation.reject(rejection).await,
             };
@@ -267,7 +269,6 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     // The revision's defaults: a tool is destructive unless read-only or marked otherwise.
     let destructive = attr.read_only != Some(true) && attr.destructive != Some(false);
 
-    let state_body = crate::signature::required_state_body(&states);
     let task_support = match attr.task {
         Task::Never => quote!(::mcp_rounds::__private::TaskSupport::Never),
         Task::Optional => quote!(::mcp_rounds::__private::TaskSupport::Optional),
@@ -297,8 +298,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
                 false #(|| #uses_rounds)*
             }
 
-            fn required_state() -> ::std::vec::Vec<::mcp_rounds::__private::StateRequirement> {
-                #state_body
+            fn requirements(__requirements: &mut ::mcp_rounds::__private::Requirements) {
+                #(#states)*
             }
 
             fn task_support() -> ::mcp_rounds::__private::TaskSupport {

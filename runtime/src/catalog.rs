@@ -7,11 +7,12 @@ use std::collections::HashMap;
 use serde_json::value::RawValue;
 
 use crate::context::RequestContext;
+use crate::error::BuildError;
 use crate::error::Error;
 use crate::model::{CacheHints, ListResourceTemplatesResult, ListResourcesResult, Resource, ResultMeta};
 use crate::pagination::KeysetCursor;
 use crate::resource::ResourceRoute;
-use crate::server::{BuildError, RenderedList, render};
+use crate::server::{RenderedList, render};
 use crate::uri::normalize;
 
 const STATIC_LIST_CACHE: CacheHints = CacheHints::public(300_000);

@@ -30,9 +30,9 @@ use serde_json::json;
 
 use crate::context::RequestContext;
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::model::{CompleteRequestParams, Completion, CompletionReference};
 use crate::server::Inner;
-use crate::tool::BoxFuture;
 
 /// The most values one completion carries, per the revision.
 pub const MAX_VALUES: usize = 100;

@@ -1,42 +1,288 @@
 //! Extractors: what a handler asks for by naming a parameter's type, in the spirit of axum.
 //!
-//! A parameter typed [`RequestContext`], [`Principal`], [`ClientCapabilities`] or [`State<T>`]
-//! is filled in by the framework; every other parameter of a tool is an argument the client
-//! sends. Shared state is registered once with [`ServerBuilder::state`](crate::ServerBuilder::state)
-//! and found by type; a handler asking for state that was never registered is refused when
-//! the server is built, not when the request arrives.
+//! A parameter of a `#[tool]`, `#[prompt]` or `#[resource]` function is either an argument the
+//! client sends (a tool argument, a prompt argument, a template variable) or an extractor: a
+//! type implementing [`FromRequest`], filled in by the framework. The framework's own are
+//! [`RequestContext`], [`Principal`], [`ClientCapabilities`], [`Changes`], [`State<T>`],
+//! [`Round<R>`](crate::Round), [`Preanswered`], [`Claim`], [`IdempotencyKey`] and
+//! [`TaskScope`](crate::tasks::TaskScope); implement [`FromRequest`] for a type of your own and
+//! it works in every kind of handler the same way.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use mcp_rounds::extract::{FromRequest, RequestParts, Requirements};
+//! use mcp_rounds::{Rejection, State, tool};
+//!
+//! struct Pool(Vec<String>);
+//!
+//! /// A connection from the pool the server was given.
+//! struct Connection(String);
+//!
+//! impl FromRequest for Connection {
+//!     // Checked when the server is built: a server without a Pool is refused then.
+//!     fn requirements(requirements: &mut Requirements) {
+//!         requirements.state::<Pool>();
+//!     }
+//!
+//!     async fn from_request(request: &mut RequestParts) -> Result<Self, Rejection> {
+//!         let State(pool) = request.extract::<State<Pool>>().await?;
+//!         Ok(Connection(pool.0[0].clone()))
+//!     }
+//! }
+//!
+//! /// Says which database answers.
+//! #[tool(read_only)]
+//! fn which_database(connection: Connection) -> String {
+//!     connection.0
+//! }
+//!
+//! let server = mcp_rounds::Server::builder("db", "1.0.0")
+//!     .state(Pool(vec!["primary".into()]))
+//!     .handlers(mcp_rounds::handlers![which_database])
+//!     .build()
+//!     .unwrap();
+//! ```
+//!
+//! Shared state is registered once with [`ServerBuilder::state`](crate::ServerBuilder::state)
+//! and found by type; a handler asking for state that was never registered is refused when the
+//! server is built, not when the request arrives.
 
-use std::any::{Any, TypeId};
-use std::collections::HashMap;
+use std::any::TypeId;
 use std::fmt;
+use std::future::Future;
 use std::ops::Deref;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use crate::context::{Principal, RequestContext};
+pub use crate::error::Rejection;
+
+use crate::changes::Changes;
+use crate::context::{Principal, RequestContext, StateMap};
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::model::ClientCapabilities;
+use crate::rounds::{Claim, IdempotencyKey, Preanswered, Round, RoundDriver, Rounds};
 
-/// Something a handler can take from the request it serves.
+/// Something a handler can take from the request it serves: implement it for your own types
+/// to make them parameters of tools, prompts and resources (see the [module docs](self)).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a request extractor",
     label = "not something the framework can provide",
-    note = "extractors are RequestContext, Principal, ClientCapabilities and State<T>"
+    note = "implement mcp_rounds::extract::FromRequest for it, or use one of the framework's: RequestContext, \
+            Principal, ClientCapabilities, Changes, State<T>, Round<R>, Preanswered, Claim, IdempotencyKey, TaskScope"
 )]
-pub trait FromRequest: Sized {
-    /// The state types this extractor needs registered, checked when the server is built.
-    fn required_state() -> Option<StateRequirement> {
-        None
+pub trait FromRequest: Sized + Send + 'static {
+    /// Whether the extractor takes part in rounds: the server then needs state keys, and the
+    /// call's arguments are bound into every state it signs.
+    #[doc(hidden)]
+    const USES_ROUNDS: bool = false;
+
+    /// What the extractor needs from the server, checked when it is built.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
     }
 
-    /// Takes the value from the request.
-    fn from_request(context: &RequestContext) -> Result<Self, Error>;
+    /// Takes the value from the request being served.
+    fn from_request(request: &mut RequestParts) -> impl Future<Output = Result<Self, Rejection>> + Send;
+
+    /// How generated code takes the value: [`from_request`](Self::from_request), boxed. The
+    /// framework's own extractors never wait and answer at once instead.
+    #[doc(hidden)]
+    fn extract(request: &mut RequestParts) -> Extracted<'_, Self> {
+        Extracted::Pending(Box::pin(Self::from_request(request)))
+    }
+}
+
+/// Marks a parameter that is one argument, named after the parameter (generated code).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ViaArgument {}
+
+/// Marks a tool parameter that is all the arguments, [`Args<T>`](crate::Args) (generated code).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ViaArgs {}
+
+/// Marks a parameter that is an extractor (generated code).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum ViaExtractor {}
+
+/// A parameter of a `#[resource]` function that is not a template variable (generated code):
+/// an extractor.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a variable of the URI template nor a request extractor",
+    label = "not a variable of the URI template, and not something the framework can provide",
+    note = "name the parameter like a variable of the template, or use an extractor: a type implementing \
+            mcp_rounds::extract::FromRequest, like RequestContext, Principal or State<T>"
+)]
+pub trait ResourceParam: Sized {
+    /// Whether it takes part in rounds (resources have none).
+    const USES_ROUNDS: bool;
+
+    /// What it needs from the server.
+    fn requirements(requirements: &mut Requirements);
+
+    /// Takes the value.
+    fn extract(request: &mut RequestParts) -> Extracted<'_, Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromRequest> ResourceParam for T {
+    const USES_ROUNDS: bool = T::USES_ROUNDS;
+
+    fn requirements(requirements: &mut Requirements) {
+        T::requirements(requirements);
+    }
+
+    fn extract(request: &mut RequestParts) -> Extracted<'_, Self> {
+        T::extract(request)
+    }
+}
+
+/// A parameter's value, ready or on its way (generated code). A concrete type rather than the
+/// extractor's own future, so that a type that is no parameter at all is one error, at the
+/// parameter, and not a second one where its value is awaited.
+#[doc(hidden)]
+pub enum Extracted<'a, T> {
+    /// Taken at once.
+    Ready(Option<Result<T, Rejection>>),
+    /// Being taken.
+    Pending(BoxFuture<'a, Result<T, Rejection>>),
+}
+
+impl<T> Extracted<'_, T> {
+    /// A value taken at once.
+    pub fn ready(value: Result<T, Rejection>) -> Self {
+        Extracted::Ready(Some(value))
+    }
+}
+
+// Never pins `T`: a ready value is moved out, not polled.
+impl<T> Unpin for Extracted<'_, T> {}
+
+impl<T> Future for Extracted<'_, T> {
+    type Output = Result<T, Rejection>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            Extracted::Ready(value) => Poll::Ready(value.take().expect("an extracted value is taken once")),
+            Extracted::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+/// `FromRequest` for an extractor that never waits: `take` computes it from the parts.
+macro_rules! at_once {
+    ($([$($generics:tt)*] $ty:ty, rounds: $rounds:expr, take: $take:expr $(, requires: $requires:expr)?;)*) => {$(
+        impl<$($generics)*> FromRequest for $ty {
+            const USES_ROUNDS: bool = $rounds;
+
+            fn requirements(requirements: &mut Requirements) {
+                $(($requires)(&mut *requirements);)?
+                let _ = requirements;
+            }
+
+            fn from_request(request: &mut RequestParts) -> impl Future<Output = Result<Self, Rejection>> + Send {
+                std::future::ready(($take)(request))
+            }
+
+            fn extract(request: &mut RequestParts) -> Extracted<'_, Self> {
+                Extracted::ready(($take)(request))
+            }
+        }
+    )*};
+}
+
+/// The request as extractors see it: the request context and the round machinery of the
+/// call, whatever kind of handler it is for.
+#[derive(Debug)]
+pub struct RequestParts {
+    driver: RoundDriver,
+}
+
+impl RequestParts {
+    pub(crate) fn new(driver: RoundDriver) -> Self {
+        RequestParts { driver }
+    }
+
+    /// The request being served.
+    pub fn context(&self) -> &RequestContext {
+        self.driver.context()
+    }
+
+    /// Who is calling.
+    pub fn principal(&self) -> &Principal {
+        self.context().principal()
+    }
+
+    /// What the client declared it can do, for this request only.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        self.context().client_capabilities()
+    }
+
+    /// Shared state of type `T`, if the server registered one (declare it in
+    /// [`FromRequest::requirements`] to have its absence caught when the server is built).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.context().state::<T>()
+    }
+
+    /// The method: `tools/call`, `prompts/get` or `resources/read`.
+    pub fn method(&self) -> &'static str {
+        self.driver.method()
+    }
+
+    /// What is called: the tool or prompt name, or the resource's URI.
+    pub fn name(&self) -> &str {
+        self.driver.target()
+    }
+
+    /// Runs another extractor, to build one from others.
+    pub async fn extract<T: FromRequest>(&mut self) -> Result<T, Rejection> {
+        T::from_request(self).await
+    }
+
+    /// The round machinery of the call (generated code and the framework's own extractors).
+    #[doc(hidden)]
+    pub fn driver_mut(&mut self) -> &mut RoundDriver {
+        &mut self.driver
+    }
+
+    pub(crate) fn driver(&self) -> &RoundDriver {
+        &self.driver
+    }
+}
+
+/// What a handler's extractors need from the server, collected when it is built.
+#[derive(Clone, Debug, Default)]
+pub struct Requirements {
+    states: Vec<StateRequirement>,
+}
+
+impl Requirements {
+    /// Shared state of type `T` must be registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&mut self) -> &mut Self {
+        let requirement = StateRequirement::of::<T>();
+        if !self.states.contains(&requirement) {
+            self.states.push(requirement);
+        }
+        self
+    }
+
+    /// The first required state `registered` lacks.
+    pub(crate) fn missing_state(&self, registered: &StateMap) -> Option<&StateRequirement> {
+        self.states.iter().find(|r| !registered.contains(r.id))
+    }
 }
 
 /// A state type an extractor needs: its id and its name for error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateRequirement {
-    pub(crate) id: TypeId,
-    pub(crate) name: &'static str,
+    id: TypeId,
+    name: &'static str,
 }
 
 impl StateRequirement {
@@ -51,22 +297,27 @@ impl StateRequirement {
     }
 }
 
-impl FromRequest for RequestContext {
-    fn from_request(context: &RequestContext) -> Result<Self, Error> {
-        Ok(context.clone())
-    }
+at_once! {
+    [] RequestContext, rounds: false, take: |request: &mut RequestParts| Ok(request.context().clone());
+    [] Principal, rounds: false, take: |request: &mut RequestParts| Ok(request.principal().clone());
+    [] ClientCapabilities, rounds: false, take: |request: &mut RequestParts| Ok(request.client_capabilities().clone());
+    [] Changes, rounds: false, take: |request: &mut RequestParts| Ok(request.context().changes().clone());
+    [T: Send + Sync + 'static] State<T>, rounds: false, take: state::<T>,
+        requires: |requirements: &mut Requirements| { requirements.state::<T>(); };
+    [R: Rounds] Round<R>, rounds: true, take: |request: &mut RequestParts| request.driver_mut().resume::<R>();
+    [] Preanswered, rounds: false, take: |request: &mut RequestParts| Ok(request.driver_mut().preanswered());
+    [] Claim, rounds: true, take: |request: &mut RequestParts| Ok(Claim::new(request.driver().claim_slot()));
+    // The key is only meaningful with rounds, and rounds bind the arguments.
+    [] IdempotencyKey, rounds: true,
+        take: |request: &mut RequestParts| Ok(IdempotencyKey::from_nonce(request.driver().verified_nonce()));
 }
 
-impl FromRequest for Principal {
-    fn from_request(context: &RequestContext) -> Result<Self, Error> {
-        Ok(context.principal().clone())
-    }
-}
-
-impl FromRequest for ClientCapabilities {
-    fn from_request(context: &RequestContext) -> Result<Self, Error> {
-        Ok(context.client_capabilities().clone())
-    }
+fn state<T: Send + Sync + 'static>(request: &mut RequestParts) -> Result<State<T>, Rejection> {
+    request.state::<T>().map(State).ok_or_else(|| {
+        // Only reachable when an extractor reads state it did not declare.
+        tracing::error!(state = std::any::type_name::<T>(), "state requested but never registered");
+        Rejection::Protocol(Error::internal())
+    })
 }
 
 /// Shared state of type `T`, registered with [`ServerBuilder::state`](crate::ServerBuilder::state).
@@ -106,43 +357,5 @@ impl<T> Clone for State<T> {
 impl<T: fmt::Debug> fmt::Debug for State<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("State").field(&self.0).finish()
-    }
-}
-
-impl<T: Send + Sync + 'static> FromRequest for State<T> {
-    fn required_state() -> Option<StateRequirement> {
-        Some(StateRequirement::of::<T>())
-    }
-
-    fn from_request(context: &RequestContext) -> Result<Self, Error> {
-        context.state::<T>().map(State).ok_or_else(|| {
-            // Unreachable for servers built by ServerBuilder, which checks requirements.
-            tracing::error!(state = std::any::type_name::<T>(), "state requested but never registered");
-            Error::internal()
-        })
-    }
-}
-
-/// Shared state by type.
-#[derive(Clone, Default)]
-pub struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
-
-impl StateMap {
-    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
-        self.0.insert(TypeId::of::<T>(), value);
-    }
-
-    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.0.get(&TypeId::of::<T>()).cloned().and_then(|v| v.downcast::<T>().ok())
-    }
-
-    pub(crate) fn contains(&self, requirement: &StateRequirement) -> bool {
-        self.0.contains_key(&requirement.id)
-    }
-}
-
-impl fmt::Debug for StateMap {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "StateMap({} entries)", self.0.len())
     }
 }

@@ -1,9 +1,9 @@
 //! Registering annotated functions: [`handlers!`](crate::handlers) lists them, whatever
 //! their kind, and [`ServerBuilder::handlers`](crate::ServerBuilder::handlers) adds them.
 
+use crate::error::BuildError;
 use crate::prompt::{PromptDefinition, PromptRoute};
 use crate::resource::{ResourceDefinition, ResourceRoute};
-use crate::server::BuildError;
 use crate::tool::{IntoToolRoute, ToolDefinition, ToolRoute};
 
 /// A tool, resource or prompt, ready to register.

@@ -24,6 +24,7 @@ mod envelope;
 pub mod error;
 pub mod extract;
 pub mod form;
+pub mod future;
 mod handler;
 pub mod headers;
 mod ids;
@@ -51,13 +52,15 @@ pub mod version;
 
 pub use changes::Changes;
 pub use context::{Notifier, Principal, RequestContext};
+pub use error::BuildError;
+pub use error::Rejection;
 pub use error::{Error, ErrorCode};
 pub use extract::{FromRequest, State};
 pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
 pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool};
 pub use rounds::{Ask, Round, Step};
-pub use server::{BuildError, Call, Response, Server, ServerBuilder};
+pub use server::{Call, Response, Server, ServerBuilder};
 pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
 pub use version::LATEST_PROTOCOL_VERSION;
 
@@ -70,8 +73,9 @@ pub mod __private {
     pub use tokio;
 
     pub use crate::completion::{Completer, CompletionRequest};
-    pub use crate::extract::StateRequirement;
+    pub use crate::extract::{FromRequest, Requirements, ResourceParam};
     pub use crate::form::{FieldKey, FieldKind, FieldOptions, Form, FormChoice, FormField, SchemaBuilder, take_field};
+    pub use crate::future::{BoxFuture, boxed};
     pub use crate::handler::{Handler, IntoHandler};
     pub use crate::headers::HeaderParam;
     pub use crate::model::Completion;
@@ -82,20 +86,14 @@ pub mod __private {
     };
     pub use crate::prompt::{CompletableArgument, IntoPromptResult, PromptDefinition, PromptGet, PromptParam};
     pub use crate::resource::{
-        IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceParam, ResourceRead,
-        TemplateValue,
+        IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceRead, TemplateValue, rejected,
     };
     pub use crate::rounds::{Answer, AnswerSet, Ask, RoundData, Rounds, carried, unknown_round};
     pub use crate::schema::{InputSchema, output_generator};
     pub use crate::tasks::TaskSupport;
-    pub use crate::tool::{BoxFuture, IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
+    pub use crate::tool::{IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
     pub use crate::uri_template::UriTemplate;
     pub use crate::{Error, RequestContext};
-
-    /// `Box::pin` with the type the generated code names.
-    pub fn boxed<'a, T>(future: impl core::future::Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
-        Box::pin(future)
-    }
 }
 
 #[cfg(doctest)]

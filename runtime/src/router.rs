@@ -13,8 +13,7 @@ use crate::error::{Error, serde_message};
 use crate::jsonrpc::{Request, encode_result};
 use crate::model::{
     ClientCapabilities, CompleteRequestParams, CompleteResult, JsonObject, PaginatedRequestParams,
-    ReadResourceRequestParams, SubscriptionsListenRequestParams, TASKS_EXTENSION, TaskAck, TaskIdParams,
-    UpdateTaskParams,
+    SubscriptionsListenRequestParams, TASKS_EXTENSION, TaskAck, TaskIdParams, UpdateTaskParams,
 };
 use crate::prompt::PromptGet;
 use crate::resource::ResourceRead;
@@ -42,6 +41,17 @@ struct CallToolParams {
     name: String,
     #[serde(default)]
     arguments: Option<JsonObject>,
+    #[serde(default)]
+    input_responses: Option<JsonObject>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+/// `resources/read` parameters as the server reads them, answers raw like [`CallToolParams`].
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadResourceParams {
+    uri: String,
     #[serde(default)]
     input_responses: Option<JsonObject>,
     #[serde(default)]
@@ -184,7 +194,7 @@ pub(crate) async fn dispatch(inner: Arc<Inner>, call: Call) -> Result<Vec<u8>, E
             Ok(encode_result(id, inner.resources.template_page(p.cursor.as_deref())?))
         }
         "resources/read" if inner.capabilities.resources.is_some() => {
-            let p: ReadResourceRequestParams = parse_params(params)?;
+            let p: ReadResourceParams = parse_params(params)?;
             let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
             let found = inner.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
             let handler = found.route.handler.clone();

@@ -11,9 +11,9 @@ use tracing::Instrument as _;
 
 use crate::catalog::ResourceCatalog;
 use crate::changes::Changes;
-use crate::context::{Notifier, Principal, RequestContext, Shared};
-use crate::error::{Error, ErrorCode};
-use crate::extract::{StateMap, StateRequirement};
+use crate::context::{Notifier, Principal, RequestContext, RoundsConfig, Shared, StateMap};
+use crate::error::{BuildError, Error, ErrorCode};
+use crate::extract::Requirements;
 use crate::handler::{Handler, HandlerKind};
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::{self, Request};
@@ -26,78 +26,9 @@ use crate::prompt::PromptRoute;
 use crate::replay::ReplayStore;
 use crate::request_state::KeyRing;
 use crate::resource::ResourceRoute;
-use crate::rounds::RoundsConfig;
 use crate::tasks::{TaskStore, TaskSupport, TasksConfig};
 use crate::tool::{IntoToolRoute, ToolRoute};
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
-
-/// A server description that cannot be served.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Two tools share a name.
-    #[error("two tools are named {0:?}; tool names must be unique")]
-    DuplicateTool(String),
-    /// A tool name breaks the grammar.
-    #[error("tool name {0:?} is invalid: use 1 to 128 of A-Z a-z 0-9 _ . -")]
-    InvalidToolName(String),
-    /// A tool's input schema does not describe an object.
-    #[error("the input schema of tool {0:?} must have \"type\": \"object\" at its root")]
-    InputSchemaNotObject(String),
-    /// A `#[tool]` function's parameters cannot make a descriptor.
-    #[error("tool {tool:?}: {problem}")]
-    InvalidTool {
-        /// The function.
-        tool: String,
-        /// What is wrong.
-        problem: String,
-    },
-    /// A tool's input schema declares an `x-mcp-header` that SEP-2243 does not allow; clients
-    /// would drop the whole tool.
-    #[error("tool {tool:?} has an invalid x-mcp-header declaration: {problem}")]
-    InvalidParamHeader {
-        /// The tool.
-        tool: String,
-        /// What is wrong.
-        problem: String,
-    },
-    /// Two prompts share a name.
-    #[error("two prompts are named {0:?}; prompt names must be unique")]
-    DuplicatePrompt(String),
-    /// A `#[prompt]` function cannot make a descriptor.
-    #[error("prompt {prompt:?}: {problem}")]
-    InvalidPrompt {
-        /// The function.
-        prompt: String,
-        /// What is wrong.
-        problem: String,
-    },
-    /// Two resources share a URI or URI template.
-    #[error("two resources have the URI {0:?}; resource URIs and templates must be unique")]
-    DuplicateResource(String),
-    /// A `#[resource]` function cannot make a descriptor.
-    #[error("resource {resource:?}: {problem}")]
-    InvalidResource {
-        /// The function.
-        resource: String,
-        /// What is wrong.
-        problem: String,
-    },
-    /// A tool or prompt has rounds but no keys sign their state.
-    #[error(
-        "{0:?} has rounds, whose requestState must be signed: configure .state_keys(...) \
-         (or KeyRing::development() for local work)"
-    )]
-    NoStateKeys(String),
-    /// A handler asks for shared state that was never registered.
-    #[error("{handler:?} needs State<{state}>, but no such state was registered; add .state(...) to the builder")]
-    MissingState {
-        /// The tool, resource or prompt.
-        handler: String,
-        /// The state's type.
-        state: String,
-    },
-}
 
 /// Builds a [`Server`].
 ///
@@ -335,7 +266,7 @@ impl ServerBuilder {
             if let Err(problem) = &route.param_headers {
                 return Err(BuildError::InvalidParamHeader { tool: name.clone(), problem: problem.clone() });
             }
-            check_state(&self.state, &route.required_state, name)?;
+            check_state(&self.state, &route.requirements, name)?;
             if route.uses_rounds && self.rounds.keys.is_none() {
                 return Err(BuildError::NoStateKeys(name.clone()));
             }
@@ -350,7 +281,7 @@ impl ServerBuilder {
 
         let mut prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
         for route in &prompts {
-            check_state(&self.state, &route.required_state, &route.prompt.name)?;
+            check_state(&self.state, &route.requirements, &route.prompt.name)?;
             if route.uses_rounds && self.rounds.keys.is_none() {
                 return Err(BuildError::NoStateKeys(route.prompt.name.clone()));
             }
@@ -362,7 +293,7 @@ impl ServerBuilder {
 
         let resources = self.resources.into_iter().collect::<Result<Vec<_>, _>>()?;
         for route in &resources {
-            check_state(&self.state, &route.required_state, &route.descriptor.name)?;
+            check_state(&self.state, &route.requirements, &route.descriptor.name)?;
         }
         let catalog =
             ResourceCatalog::new(resources, self.page_size, self.resources_cache, self.templates_cache, &result_meta)?;
@@ -424,12 +355,8 @@ impl ServerBuilder {
                 result_meta,
                 capabilities,
                 discover,
-                shared: Arc::new(Shared {
-                    state: self.state,
-                    rounds: self.rounds,
-                    changes: Changes::default(),
-                    tasks: self.tasks,
-                }),
+                shared: Arc::new(Shared { state: self.state, rounds: self.rounds, changes: Changes::default() }),
+                tasks: self.tasks,
                 tools: tool_routes,
                 tool_list,
                 prompts: prompt_routes,
@@ -441,8 +368,8 @@ impl ServerBuilder {
     }
 }
 
-fn check_state(state: &StateMap, required: &[StateRequirement], handler: &str) -> Result<(), BuildError> {
-    match required.iter().find(|r| !state.contains(r)) {
+fn check_state(state: &StateMap, requirements: &Requirements, handler: &str) -> Result<(), BuildError> {
+    match requirements.missing_state(state) {
         Some(missing) => {
             Err(BuildError::MissingState { handler: handler.to_owned(), state: missing.type_name().to_owned() })
         }
@@ -503,6 +430,7 @@ pub(crate) struct Inner {
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) discover: Box<RawValue>,
     pub(crate) shared: Arc<Shared>,
+    pub(crate) tasks: TasksConfig,
     pub(crate) tools: HashMap<Box<str>, ToolRoute>,
     pub(crate) tool_list: RenderedList,
     pub(crate) prompts: HashMap<Box<str>, PromptRoute>,
@@ -607,7 +535,7 @@ impl Server {
         let span = tracing::debug_span!("request", id = %call.request.id, method = %call.request.method);
         async move {
             let id = call.request.id.clone();
-            let dispatched = CatchPanic(Box::pin(crate::router::dispatch(inner, call)));
+            let dispatched = crate::future::CatchPanic(Box::pin(crate::router::dispatch(inner, call)));
             match dispatched.await.unwrap_or_else(|()| Err(Error::internal())) {
                 Ok(bytes) => Response { bytes, error: None },
                 Err(error) => {
@@ -617,31 +545,6 @@ impl Server {
             }
         }
         .instrument(span)
-    }
-}
-
-/// Turns a panic in a handler into an error for that one request: the client gets -32603
-/// and every other request carries on.
-pub(crate) struct CatchPanic<F>(pub(crate) std::pin::Pin<Box<F>>);
-
-impl<F: Future> Future for CatchPanic<F> {
-    type Output = Result<F::Output, ()>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        let inner = self.0.as_mut();
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
-            Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
-            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                tracing::error!(panic = %message, "handler panicked");
-                std::task::Poll::Ready(Err(()))
-            }
-        }
     }
 }
 

@@ -17,10 +17,6 @@ mod postgres;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresFanOut;
 
-use crate::context::RequestContext;
-use crate::error::Error;
-use crate::extract::FromRequest;
-
 /// Events a listener may fall behind by before its stream is ended.
 pub const LISTENER_BUFFER: usize = 1024;
 
@@ -155,11 +151,5 @@ pub(crate) struct Relay {
 impl Drop for Relay {
     fn drop(&mut self) {
         self.relays.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-impl FromRequest for Changes {
-    fn from_request(context: &RequestContext) -> Result<Self, Error> {
-        Ok(context.changes().clone())
     }
 }

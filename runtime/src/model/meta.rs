@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::RequestId;
 use super::{ClientCapabilities, Implementation, JsonObject};
-use crate::jsonrpc::RequestId;
 
 /// `_meta` key: the protocol version of this request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";

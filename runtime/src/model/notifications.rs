@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::RequestId;
 use super::{LoggingLevel, NotificationMeta, ProgressToken};
-use crate::jsonrpc::RequestId;
 
 /// Method of the cancellation notification.
 pub const CANCELLED: &str = "notifications/cancelled";

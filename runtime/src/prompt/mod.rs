@@ -6,22 +6,19 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::completion::CompletionRequest;
-use crate::context::{Principal, RequestContext};
-use crate::error::Error;
-use crate::extract::{FromRequest, State, StateRequirement};
-use crate::model::{
-    ClientCapabilities, Completion, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage,
-};
-use crate::rounds::{Ask, OutcomeContext, Preanswered, Round, RoundDriver, Rounds, Step};
-use crate::server::BuildError;
-use crate::tool::{BoxFuture, Rejection};
+use crate::context::RequestContext;
+use crate::error::{BuildError, Error, Rejection};
+use crate::extract::{Extracted, FromRequest, RequestParts, Requirements, ViaArgument, ViaExtractor};
+use crate::future::BoxFuture;
+use crate::model::{Completion, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage};
+use crate::rounds::{Ask, OutcomeContext, RoundDriver, Rounds, Step};
 
 /// One `prompts/get` as a prompt function sees it: the arguments not yet taken and the round
 /// machinery of the request.
 #[derive(Debug)]
 pub struct PromptGet {
     arguments: BTreeMap<String, String>,
-    driver: RoundDriver,
+    parts: RequestParts,
 }
 
 impl PromptGet {
@@ -38,17 +35,17 @@ impl PromptGet {
         let digested = uses_rounds.then(|| serde_json::to_value(&arguments).unwrap_or_default());
         let driver =
             RoundDriver::new(context, input_responses, request_state, "prompts/get", name, false, digested.as_ref());
-        PromptGet { arguments, driver }
+        PromptGet { arguments, parts: RequestParts::new(driver) }
     }
 
     /// The prompt's name.
     pub fn prompt_name(&self) -> &str {
-        self.driver.target()
+        self.parts.name()
     }
 
     /// The request being served.
     pub fn context(&self) -> &RequestContext {
-        self.driver.context()
+        self.parts.context()
     }
 
     /// Takes one argument out; `None` when the client did not send it.
@@ -56,14 +53,14 @@ impl PromptGet {
         self.arguments.remove(name)
     }
 
-    /// The round machinery of this request.
-    pub fn driver_mut(&mut self) -> &mut RoundDriver {
-        &mut self.driver
+    /// What extractors read.
+    pub fn parts_mut(&mut self) -> &mut RequestParts {
+        &mut self.parts
     }
 
     /// What converting the prompt's return value may need.
     pub fn outcome_context(&self) -> OutcomeContext<'_> {
-        self.driver.outcome_context()
+        self.parts.driver().outcome_context()
     }
 
     /// Fails when the client sent arguments no parameter took.
@@ -79,7 +76,7 @@ impl PromptGet {
 
     /// For a single-use round: claims the state before the prompt runs.
     pub async fn begin_single_use(&mut self) -> Result<(), Error> {
-        self.driver.begin_single_use().await
+        self.parts.driver_mut().begin_single_use().await
     }
 
     /// Settles a single-use claim from the prompt's result.
@@ -87,13 +84,13 @@ impl PromptGet {
         &mut self,
         outcome: Result<Outcome<GetPromptResult>, Error>,
     ) -> Result<Outcome<GetPromptResult>, Error> {
-        self.driver.settle(outcome).await
+        self.parts.driver_mut().settle(outcome).await
     }
 
     /// Answers a rejected parameter: an error (prompts have no error results), or the same
     /// questions again (unless the state was already used).
     pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<GetPromptResult>, Error> {
-        self.driver.may_reask(&rejection).await?;
+        self.parts.driver_mut().may_reask(&rejection).await?;
         match rejection {
             Rejection::Argument(message) => Err(Error::invalid_params(message)),
             Rejection::Protocol(error) => Err(error),
@@ -102,16 +99,16 @@ impl PromptGet {
     }
 }
 
-/// A parameter of a `#[prompt]` function: a string argument (`String` is required,
-/// `Option<String>` optional) or an extractor.
+/// A parameter of a `#[prompt]` function (generated code): a string argument (`String` is
+/// required, `Option<String>` optional) or an extractor.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a #[prompt]",
     label = "prompt arguments are strings",
-    note = "use String for a required argument, Option<String> for an optional one, \
-            or an extractor: RequestContext, Principal, ClientCapabilities, Changes, State<T>, Round<R>, Preanswered"
+    note = "use String for a required argument, Option<String> for an optional one, or an extractor: a type \
+            implementing mcp_rounds::extract::FromRequest, like RequestContext, Principal, State<T> or Round<R>"
 )]
-pub trait PromptParam: Sized {
-    /// The parameter takes part in rounds (it is a `Round<R>`).
+pub trait PromptParam<M>: Sized + Send + 'static {
+    /// The parameter takes part in rounds.
     const USES_ROUNDS: bool = false;
 
     /// The argument this parameter declares, if it is one.
@@ -119,13 +116,13 @@ pub trait PromptParam: Sized {
         None
     }
 
-    /// The shared state it needs.
-    fn required_state() -> Option<StateRequirement> {
-        None
+    /// What it needs from the server.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
     }
 
     /// Produces the value.
-    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Rejection>;
+    fn extract<'a>(get: &'a mut PromptGet, name: &str) -> Extracted<'a, Self>;
 }
 
 fn declare(name: &str, description: Option<&str>, required: bool) -> Option<PromptArgument> {
@@ -147,64 +144,41 @@ pub trait CompletableArgument {}
 impl CompletableArgument for String {}
 impl CompletableArgument for Option<String> {}
 
-impl PromptParam for String {
+impl PromptParam<ViaArgument> for String {
     fn argument(name: &str, description: Option<&str>) -> Option<PromptArgument> {
         declare(name, description, true)
     }
 
-    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Rejection> {
-        get.take_argument(name).ok_or_else(|| {
+    fn extract<'a>(get: &'a mut PromptGet, name: &str) -> Extracted<'a, Self> {
+        Extracted::ready(get.take_argument(name).ok_or_else(|| {
             Rejection::Protocol(Error::invalid_field(
                 &format!("arguments.{name}"),
                 format!("Missing required prompt argument `{name}`"),
             ))
-        })
+        }))
     }
 }
 
-impl PromptParam for Option<String> {
+impl PromptParam<ViaArgument> for Option<String> {
     fn argument(name: &str, description: Option<&str>) -> Option<PromptArgument> {
         declare(name, description, false)
     }
 
-    fn extract(get: &mut PromptGet, name: &str) -> Result<Self, Rejection> {
-        Ok(get.take_argument(name))
+    fn extract<'a>(get: &'a mut PromptGet, name: &str) -> Extracted<'a, Self> {
+        Extracted::ready(Ok(get.take_argument(name)))
     }
 }
 
-macro_rules! prompt_extractor {
-    ($($ty:ty),* $(,)?) => {$(
-        impl PromptParam for $ty {
-            fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
-                <$ty as FromRequest>::from_request(get.context()).map_err(Rejection::Protocol)
-            }
-        }
-    )*};
-}
+#[diagnostic::do_not_recommend]
+impl<T: FromRequest> PromptParam<ViaExtractor> for T {
+    const USES_ROUNDS: bool = T::USES_ROUNDS;
 
-prompt_extractor!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes);
-
-impl<T: Send + Sync + 'static> PromptParam for State<T> {
-    fn required_state() -> Option<StateRequirement> {
-        <State<T> as FromRequest>::required_state()
+    fn requirements(requirements: &mut Requirements) {
+        T::requirements(requirements);
     }
 
-    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
-        <State<T> as FromRequest>::from_request(get.context()).map_err(Rejection::Protocol)
-    }
-}
-
-impl PromptParam for Preanswered {
-    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
-        Ok(get.driver_mut().preanswered())
-    }
-}
-
-impl<R: Rounds> PromptParam for Round<R> {
-    const USES_ROUNDS: bool = true;
-
-    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
-        get.driver_mut().resume::<R>()
+    fn extract<'a>(get: &'a mut PromptGet, _: &str) -> Extracted<'a, Self> {
+        T::extract(get.parts_mut())
     }
 }
 
@@ -296,9 +270,9 @@ pub trait PromptDefinition: Send + Sync + 'static {
         false
     }
 
-    /// The shared state the parameters need.
-    fn required_state() -> Vec<StateRequirement> {
-        Vec::new()
+    /// What the parameters need from the server.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
     }
 
     /// Renders the prompt for one request.
@@ -338,7 +312,7 @@ pub struct PromptRoute {
     pub(crate) name: Arc<str>,
     pub(crate) prompt: Prompt,
     pub(crate) handler: Arc<dyn PromptHandler>,
-    pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) requirements: Requirements,
     pub(crate) uses_rounds: bool,
     pub(crate) completes: bool,
 }
@@ -355,11 +329,13 @@ pub(crate) fn route_of<T: PromptDefinition>(definition: T) -> Result<PromptRoute
         prompt: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
         problem,
     })?;
+    let mut requirements = Requirements::default();
+    T::requirements(&mut requirements);
     Ok(PromptRoute {
         name: prompt.name.as_str().into(),
         prompt,
         handler: Arc::new(Defined(definition)),
-        required_state: T::required_state(),
+        requirements,
         uses_rounds: T::uses_rounds(),
         completes: T::completes(),
     })

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::tool::BoxFuture;
+use crate::future::BoxFuture;
 
 /// A store that could not be used.
 #[derive(Debug, thiserror::Error)]

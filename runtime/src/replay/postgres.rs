@@ -13,7 +13,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, R
 use tokio_postgres::NoTls;
 
 use super::{PendingClaim, ReplayStore, StoreError, millis};
-use crate::tool::BoxFuture;
+use crate::future::BoxFuture;
 
 /// Expired nonces are pruned this long after they expire, so that clocks of different
 /// machines that disagree a little never let a state outlive its nonce.

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{PendingClaim, ReplayStore, StoreError, millis};
-use crate::tool::BoxFuture;
+use crate::future::BoxFuture;
 
 /// How long a claim waits for another process's claim to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

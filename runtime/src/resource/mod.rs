@@ -11,14 +11,12 @@ use std::sync::Arc;
 pub use output::IntoReadResult;
 
 use crate::completion::CompletionRequest;
-use crate::context::{Principal, RequestContext};
-use crate::error::Error;
-use crate::extract::{FromRequest, State, StateRequirement};
-use crate::model::{
-    CacheHints, ClientCapabilities, Completion, InputResponses, Outcome, ReadResourceResult, Resource, ResourceTemplate,
-};
-use crate::server::BuildError;
-use crate::tool::BoxFuture;
+use crate::context::RequestContext;
+use crate::error::{BuildError, Error, Rejection};
+use crate::extract::{RequestParts, Requirements};
+use crate::future::BoxFuture;
+use crate::model::{CacheHints, Completion, JsonObject, Outcome, ReadResourceResult, Resource, ResourceTemplate};
+use crate::rounds::RoundDriver;
 use crate::uri_template::UriTemplate;
 
 /// What a resource function declares about itself.
@@ -70,11 +68,42 @@ pub struct ResourceRead {
     /// The decoded template variables, in template order.
     pub variables: Vec<String>,
     /// Answers to the previous round's input requests, on a retry.
-    pub input_responses: Option<InputResponses>,
+    pub input_responses: Option<JsonObject>,
     /// The echoed `requestState`, unverified.
     pub request_state: Option<String>,
     /// The request being served.
     pub context: RequestContext,
+}
+
+impl ResourceRead {
+    /// The URI, the variables, and what extractors read (generated code).
+    #[doc(hidden)]
+    pub fn into_parts(self) -> (String, Vec<String>, RequestParts) {
+        let driver = RoundDriver::new(
+            self.context,
+            self.input_responses,
+            self.request_state,
+            "resources/read",
+            self.uri.as_str().into(),
+            false,
+            None,
+        );
+        (self.uri, self.variables, RequestParts::new(driver))
+    }
+}
+
+/// The error a rejected extractor of a resource answers with (generated code): resources
+/// have no error results and no rounds.
+#[doc(hidden)]
+pub fn rejected(rejection: Rejection) -> Error {
+    match rejection {
+        Rejection::Argument(message) => Error::invalid_params(message),
+        Rejection::Protocol(error) => error,
+        Rejection::Reask { .. } => {
+            tracing::error!("a resource extractor asked a round; resources have no rounds");
+            Error::internal()
+        }
+    }
 }
 
 /// A resource described by `#[resource]`.
@@ -82,9 +111,9 @@ pub trait ResourceDefinition: Send + Sync + 'static {
     /// The descriptor, or what is wrong with it.
     fn describe() -> Result<ResourceDescriptor, String>;
 
-    /// The shared state the parameters need.
-    fn required_state() -> Vec<StateRequirement> {
-        Vec::new()
+    /// What the parameters need from the server.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
     }
 
     /// Reads one URI that matched.
@@ -108,45 +137,6 @@ pub trait ResourceDefinition: Send + Sync + 'static {
     /// Suggestions for the variable `request.argument`, if it has a completer.
     fn complete(&self, _request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>> {
         None
-    }
-}
-
-/// A parameter of a `#[resource]` function that is not a template variable.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a request extractor",
-    label = "not a variable of the URI template, and not something the framework can provide",
-    note = "a #[resource] parameter is either named like a variable of its URI template, or an extractor: \
-            RequestContext, Principal, ClientCapabilities, Changes or State<T>"
-)]
-pub trait ResourceParam: Sized {
-    /// The shared state it needs.
-    fn required_state() -> Option<StateRequirement> {
-        None
-    }
-
-    /// Produces the value.
-    fn extract(context: &RequestContext) -> Result<Self, Error>;
-}
-
-macro_rules! resource_extractor {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ResourceParam for $ty {
-            fn extract(context: &RequestContext) -> Result<Self, Error> {
-                <$ty as FromRequest>::from_request(context)
-            }
-        }
-    )*};
-}
-
-resource_extractor!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes);
-
-impl<T: Send + Sync + 'static> ResourceParam for State<T> {
-    fn required_state() -> Option<StateRequirement> {
-        <State<T> as FromRequest>::required_state()
-    }
-
-    fn extract(context: &RequestContext) -> Result<Self, Error> {
-        <State<T> as FromRequest>::from_request(context)
     }
 }
 
@@ -209,7 +199,7 @@ impl<E: Into<Error>> IntoResourceList for Result<Vec<Resource>, E> {
 pub struct ResourceRoute {
     pub(crate) descriptor: ResourceDescriptor,
     pub(crate) handler: Arc<dyn ResourceHandler>,
-    pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) requirements: Requirements,
 }
 
 impl std::fmt::Debug for ResourceRoute {
@@ -252,5 +242,7 @@ pub(crate) fn route_of<T: ResourceDefinition>(definition: T) -> Result<ResourceR
         resource: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
         problem,
     })?;
-    Ok(ResourceRoute { descriptor, handler: Arc::new(Defined(definition)), required_state: T::required_state() })
+    let mut requirements = Requirements::default();
+    T::requirements(&mut requirements);
+    Ok(ResourceRoute { descriptor, handler: Arc::new(Defined(definition)), requirements })
 }

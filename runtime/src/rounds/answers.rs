@@ -2,7 +2,6 @@
 
 use std::marker::PhantomData;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Answer, IntoInputRequest};
@@ -12,7 +11,6 @@ use crate::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitRequestUrlParams,
     ElicitResult, InputRequest, ListRootsResult, ModelPreferences, Root, SamplingMessage, UrlMode,
 };
-use crate::tool::Json;
 
 fn field(key: &str) -> String {
     format!("inputResponses.{key}")
@@ -147,21 +145,6 @@ pub trait FromModelText: Sized + Send + 'static {
 impl FromModelText for String {
     fn from_model_text(text: &str) -> Result<Self, String> {
         Ok(text.to_owned())
-    }
-}
-
-impl<T: DeserializeOwned + Send + 'static> FromModelText for Json<T> {
-    fn from_model_text(text: &str) -> Result<Self, String> {
-        // Models like to wrap JSON in a fenced block; the fence is not part of the answer.
-        let trimmed = text.trim();
-        let body = trimmed
-            .strip_prefix("```json")
-            .or_else(|| trimmed.strip_prefix("```"))
-            .and_then(|rest| rest.strip_suffix("```"))
-            .unwrap_or(trimmed);
-        serde_json::from_str(body.trim())
-            .map(Json)
-            .map_err(|e| format!("not the JSON expected: {}", crate::error::serde_message(&e)))
     }
 }
 

@@ -1,9 +1,6 @@
 //! The claim of a single-use round, for a mutation that must commit together with it.
 
-use crate::prompt::{PromptGet, PromptParam};
 use crate::replay::PendingClaim;
-use crate::schema::InputSchema;
-use crate::tool::{Rejection, ToolInvocation, ToolParam};
 
 use super::session::ClaimSlot;
 
@@ -63,6 +60,10 @@ impl std::fmt::Debug for Claim {
 }
 
 impl Claim {
+    pub(crate) fn new(slot: ClaimSlot) -> Self {
+        Claim { slot }
+    }
+
     /// Waits for the claim. Hold the guard only while using it.
     pub async fn lock(&self) -> ClaimGuard<'_> {
         ClaimGuard { claim: self.slot.lock().await }
@@ -84,23 +85,5 @@ impl ClaimGuard<'_> {
     /// it is of that type.
     pub fn get_mut<C: PendingClaim>(&mut self) -> Option<&mut C> {
         self.claim.as_mut()?.as_any_mut()?.downcast_mut::<C>()
-    }
-}
-
-impl ToolParam for Claim {
-    const USES_ROUNDS: bool = true;
-
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
-
-    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-        Ok(Claim { slot: invocation.driver_mut().claim_slot() })
-    }
-}
-
-impl PromptParam for Claim {
-    const USES_ROUNDS: bool = true;
-
-    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
-        Ok(Claim { slot: get.driver_mut().claim_slot() })
     }
 }

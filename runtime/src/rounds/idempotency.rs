@@ -1,9 +1,5 @@
 //! A key for making the effect of a confirmed round idempotent.
 
-use crate::prompt::{PromptGet, PromptParam};
-use crate::schema::InputSchema;
-use crate::tool::{Rejection, ToolInvocation, ToolParam};
-
 /// Names the verified state a retry presents: the same every time that state is presented,
 /// and different for every state the server signs. `None` on a first call (no state), or when
 /// the state does not verify (then the `Round<R>` parameter refuses the call anyway).
@@ -55,26 +51,7 @@ impl IdempotencyKey {
         self.0.as_deref()
     }
 
-    fn from_nonce(nonce: Option<[u8; 16]>) -> Self {
+    pub(crate) fn from_nonce(nonce: Option<[u8; 16]>) -> Self {
         IdempotencyKey(nonce.map(|n| n.iter().map(|b| format!("{b:02x}")).collect()))
-    }
-}
-
-impl ToolParam for IdempotencyKey {
-    // The key is only meaningful with rounds, and rounds bind the arguments.
-    const USES_ROUNDS: bool = true;
-
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
-
-    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-        Ok(Self::from_nonce(invocation.driver_mut().verified_nonce()))
-    }
-}
-
-impl PromptParam for IdempotencyKey {
-    const USES_ROUNDS: bool = true;
-
-    fn extract(get: &mut PromptGet, _: &str) -> Result<Self, Rejection> {
-        Ok(Self::from_nonce(get.driver_mut().verified_nonce()))
     }
 }

@@ -20,8 +20,6 @@ mod preanswered;
 mod session;
 
 use std::marker::PhantomData;
-use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -36,10 +34,7 @@ pub use preanswered::Preanswered;
 pub use session::{OutcomeContext, RoundDriver, Settles};
 
 use crate::error::Error;
-use crate::model::{CallToolResult, InputRequest, InputRequests, JsonObject, Outcome};
-use crate::replay::{MemoryReplayStore, ReplayStore};
-use crate::request_state::{DEFAULT_STATE_TTL, KeyRing};
-use crate::tool::IntoToolOutcome;
+use crate::model::{CallToolResult, InputRequest, InputRequests, JsonObject};
 
 /// Where a tool with rounds is: the first call, or a retry in a given round with its answers.
 #[derive(Debug)]
@@ -175,29 +170,6 @@ impl<R, T> From<Ask<R>> for Step<R, T> {
     }
 }
 
-impl<R: Rounds, T: IntoToolOutcome> IntoToolOutcome for Step<R, T> {
-    const USES_ROUNDS: bool = true;
-
-    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<JsonObject> {
-        T::output_schema(generator)
-    }
-
-    fn into_outcome(self, context: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
-        match self {
-            Step::Done(result) => result.into_outcome(context),
-            Step::Ask(ask) => context.ask(ask).map(Outcome::InputRequired),
-        }
-    }
-}
-
-impl<R: Rounds> IntoToolOutcome for Ask<R> {
-    const USES_ROUNDS: bool = true;
-
-    fn into_outcome(self, context: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
-        context.ask(self).map(Outcome::InputRequired)
-    }
-}
-
 /// The answers of one retry, checked against the requests the state says were sent.
 pub struct AnswerSet<'a> {
     responses: Option<&'a JsonObject>,
@@ -261,24 +233,4 @@ pub fn carried<T: DeserializeOwned>(data: &mut JsonObject, name: &str) -> Result
 pub fn unknown_round(round: &str) -> Error {
     tracing::debug!(round, "state names a round that does not exist");
     crate::request_state::refused()
-}
-
-/// How a server signs and checks the state of its multi-round tools.
-#[derive(Clone)]
-pub(crate) struct RoundsConfig {
-    pub(crate) keys: Option<KeyRing>,
-    pub(crate) ttl: Duration,
-    pub(crate) store: Arc<dyn ReplayStore>,
-}
-
-impl Default for RoundsConfig {
-    fn default() -> Self {
-        RoundsConfig { keys: None, ttl: DEFAULT_STATE_TTL, store: Arc::new(MemoryReplayStore::default()) }
-    }
-}
-
-impl std::fmt::Debug for RoundsConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RoundsConfig").field("keys", &self.keys).field("ttl", &self.ttl).finish_non_exhaustive()
-    }
 }

@@ -8,15 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use super::{AnswerSet, Ask, Round, Rounds};
 use crate::context::RequestContext;
-use crate::error::Error;
+use crate::error::{Error, Rejection};
 use crate::model::{
     CallToolResult, ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
     JsonObject, Outcome,
 };
 use crate::replay::PendingClaim;
 use crate::request_state::{Binding, arguments_digest, refused, sign, verify};
-use crate::schema::InputSchema;
-use crate::tool::{Rejection, ToolInvocation, ToolParam};
 
 /// What the signed state keeps besides the binding: the round's data, the requests that were
 /// sent (to validate answers against exactly them, and to ask again when answers are
@@ -201,6 +199,11 @@ impl RoundDriver {
         &self.target
     }
 
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub fn method(&self) -> &'static str {
+        self.method
+    }
+
     /// The echoed `requestState`, unverified.
     pub fn request_state(&self) -> Option<&str> {
         self.request_state.as_deref()
@@ -334,23 +337,5 @@ impl RoundDriver {
             }
         }
         Ok(())
-    }
-}
-
-impl<R: Rounds> ToolParam for Round<R> {
-    const USES_ROUNDS: bool = true;
-
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
-
-    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-        invocation.driver_mut().resume::<R>()
-    }
-}
-
-impl ToolParam for super::Preanswered {
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
-
-    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-        Ok(invocation.driver_mut().preanswered())
     }
 }

@@ -38,11 +38,10 @@ pub(crate) use run::{cancel, get, start, update, visible};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 
-use crate::context::RequestContext;
-use crate::error::Error;
-use crate::extract::FromRequest;
+use crate::error::Rejection;
+use crate::extract::{FromRequest, RequestParts};
+use crate::future::BoxFuture;
 use crate::model::{JsonObject, Task, TaskStatus};
-use crate::tool::BoxFuture;
 
 /// Whether a tool runs as a task.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -319,7 +318,8 @@ impl TaskScope {
 }
 
 impl FromRequest for TaskScope {
-    fn from_request(context: &RequestContext) -> Result<Self, Error> {
+    async fn from_request(request: &mut RequestParts) -> Result<Self, Rejection> {
+        let context = request.context();
         Ok(TaskScope { detach: context.task_detach(), cancellation: context.cancellation().clone() })
     }
 }

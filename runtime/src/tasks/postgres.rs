@@ -8,9 +8,9 @@
 use deadpool_postgres::Pool;
 
 use super::{StoreError, TaskRecord, TaskStore};
+use crate::future::BoxFuture;
 use crate::replay::PostgresReplayStore;
 use crate::replay::postgres::{connection, delete_in_batches, error};
-use crate::tool::BoxFuture;
 
 /// Tasks in PostgreSQL, for many server instances behind a load balancer.
 ///

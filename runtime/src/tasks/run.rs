@@ -16,13 +16,14 @@ use super::{TaskRecord, TasksConfig, now_ms};
 use crate::changes::{ChangeEvent, Changes};
 use crate::context::{Principal, RequestContext};
 use crate::error::{Error, ErrorCode};
+use crate::future::{BoxFuture, CatchPanic};
 use crate::jsonrpc::{ErrorObject, RequestId, encode_result};
 use crate::model::{
     CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, Outcome, RequestMeta, TaskResultType,
     TaskStatus,
 };
-use crate::server::{CatchPanic, Inner};
-use crate::tool::{BoxFuture, ToolCall, ToolRoute};
+use crate::server::Inner;
+use crate::tool::{ToolCall, ToolRoute};
 use crate::version::LATEST_PROTOCOL_VERSION;
 
 /// A tool call on its way to an outcome.
@@ -55,7 +56,7 @@ pub(crate) async fn start(
     route: &ToolRoute,
     mut call: ToolCall,
 ) -> Result<Vec<u8>, Error> {
-    let config = inner.shared.tasks.clone();
+    let config = inner.tasks.clone();
     let token = CancellationToken::new();
     let principal = call.context.principal().name().map(str::to_owned);
     let capabilities = serde_json::to_value(call.context.client_capabilities()).unwrap_or_else(|_| json!({}));
@@ -110,7 +111,7 @@ pub(crate) async fn start(
 /// Drives `work` to its end, renewing the task's lease meanwhile and noticing a cancellation
 /// made on another instance, then records the outcome.
 fn spawn_worker(inner: Arc<Inner>, id: String, work: Work, token: CancellationToken) {
-    let config = inner.shared.tasks.clone();
+    let config = inner.tasks.clone();
     config.running.lock().expect("running tasks lock").insert(id.clone(), token.clone());
     tokio::spawn(async move {
         let mut work = work;
@@ -189,7 +190,7 @@ fn announce(changes: &Changes, id: &str) {
 
 /// Records how a run of the task's tool ended.
 async fn settle(inner: &Arc<Inner>, id: &str, outcome: Result<Outcome<CallToolResult>, Error>) {
-    let config = &inner.shared.tasks;
+    let config = &inner.tasks;
     // A round that asks nothing (the tool shed load) is simply run again.
     if let Ok(Outcome::InputRequired(asked)) = &outcome
         && asked.input_requests.as_ref().is_none_or(|r| r.is_empty())
@@ -318,7 +319,7 @@ fn detailed(inner: &Inner, task: &TaskRecord) -> DetailedTask {
 
 /// `tasks/get`. A task whose instance stopped renewing its lease is reported failed.
 pub(crate) async fn get(inner: &Arc<Inner>, context: &RequestContext, id: &str) -> Result<DetailedTask, Error> {
-    let config = &inner.shared.tasks;
+    let config = &inner.tasks;
     let task = load(config, id, context).await?;
     let running_here = config.running.lock().expect("running tasks lock").contains_key(id);
     let abandoned = task.status == TaskStatus::Working
@@ -352,7 +353,7 @@ pub(crate) async fn get(inner: &Arc<Inner>, context: &RequestContext, id: &str) 
 
 /// The task `id` for a listen stream, if `context`'s principal may see it.
 pub(crate) async fn visible(inner: &Inner, context: &RequestContext, id: &str) -> Option<DetailedTask> {
-    let task = load(&inner.shared.tasks, id, context).await.ok()?;
+    let task = load(&inner.tasks, id, context).await.ok()?;
     Some(detailed(inner, &task))
 }
 
@@ -364,7 +365,7 @@ pub(crate) async fn update(
     id: &str,
     responses: &crate::model::JsonObject,
 ) -> Result<(), Error> {
-    let config = &inner.shared.tasks;
+    let config = &inner.tasks;
     load(config, id, context).await?;
     let lease = config.lease.as_millis() as i64;
     let updated = change(config, id, |task| {
@@ -401,7 +402,7 @@ pub(crate) async fn update(
 /// `tasks/cancel`: the task is cancelled at once, and its tool sees its cancellation signal.
 /// Cancelling a task that has ended changes nothing.
 pub(crate) async fn cancel(inner: &Arc<Inner>, context: &RequestContext, id: &str) -> Result<(), Error> {
-    let config = &inner.shared.tasks;
+    let config = &inner.tasks;
     load(config, id, context).await?;
     let cancelled = change(config, id, |task| {
         if task.status.is_terminal() {

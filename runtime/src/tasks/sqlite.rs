@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{StoreError, TaskRecord, TaskStore};
+use crate::future::BoxFuture;
 use crate::replay::sqlite::{blocking, connect, error, when_unlocked};
-use crate::tool::BoxFuture;
 
 /// Tasks in an SQLite file.
 #[derive(Clone)]

@@ -7,22 +7,18 @@ mod output;
 mod params;
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 pub use output::{IntoToolError, IntoToolOutcome, Json, ToolError};
-pub use params::{Args, Rejection, ToolInfo, ToolInvocation, ToolParam};
+pub use params::{Args, ToolInfo, ToolInvocation, ToolParam};
 
 use crate::context::RequestContext;
-use crate::error::Error;
-use crate::extract::StateRequirement;
+use crate::error::{BuildError, Error};
+use crate::extract::Requirements;
+use crate::future::BoxFuture;
 use crate::headers::{ParamHeader, param_headers};
 use crate::model::{CallToolResult, JsonObject, Outcome, Tool};
-use crate::server::BuildError;
 use crate::tasks::TaskSupport;
-
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a tool handler receives for one `tools/call`.
 #[derive(Debug)]
@@ -82,7 +78,7 @@ pub struct ToolRoute {
     pub(crate) name: Arc<str>,
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
-    pub(crate) required_state: Vec<StateRequirement>,
+    pub(crate) requirements: Requirements,
     pub(crate) uses_rounds: bool,
     /// The `x-mcp-header` declarations of the input schema, read once here; the error (an
     /// invalid declaration) is reported by `ServerBuilder::build`.
@@ -98,7 +94,7 @@ impl ToolRoute {
             param_headers: param_headers(&tool.input_schema).map(Arc::from),
             tool,
             handler: Arc::new(handler),
-            required_state: Vec::new(),
+            requirements: Requirements::default(),
             uses_rounds: false,
             task: TaskSupport::Never,
         }
@@ -139,9 +135,9 @@ pub trait ToolDefinition: Send + Sync + 'static {
         false
     }
 
-    /// The shared state the parameters need.
-    fn required_state() -> Vec<StateRequirement> {
-        Vec::new()
+    /// What the parameters need from the server.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
     }
 
     /// Whether the tool runs as a task.
@@ -185,12 +181,14 @@ impl<T: ToolDefinition> IntoToolRoute for T {
             tool: std::any::type_name::<T>().rsplit("::").next().unwrap_or_default().to_owned(),
             problem,
         })?;
+        let mut requirements = Requirements::default();
+        T::requirements(&mut requirements);
         Ok(ToolRoute {
             name: tool.name.as_str().into(),
             param_headers: param_headers(&tool.input_schema).map(Arc::from),
             tool,
             handler: Arc::new(Defined(self)),
-            required_state: T::required_state(),
+            requirements,
             uses_rounds: T::uses_rounds(),
             task: T::task_support(),
         })

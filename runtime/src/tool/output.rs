@@ -4,10 +4,11 @@ use std::fmt;
 
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::error::Error;
 use crate::model::{CallToolResult, ContentBlock, JsonObject, Outcome};
-use crate::rounds::OutcomeContext;
+use crate::rounds::{Ask, FromModelText, OutcomeContext, Rounds, Step};
 use crate::schema::root_schema;
 
 /// A tool's own failure: reported to the model as a result with `isError: true`, so that it
@@ -197,6 +198,44 @@ impl<T: IntoToolOutcome, E: IntoToolError> IntoToolOutcome for Result<T, E> {
             Ok(value) => value.into_outcome(context),
             Err(error) => error.into_tool_error(),
         }
+    }
+}
+
+impl<R: Rounds, T: IntoToolOutcome> IntoToolOutcome for Step<R, T> {
+    const USES_ROUNDS: bool = true;
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<JsonObject> {
+        T::output_schema(generator)
+    }
+
+    fn into_outcome(self, context: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
+        match self {
+            Step::Done(result) => result.into_outcome(context),
+            Step::Ask(ask) => context.ask(ask).map(Outcome::InputRequired),
+        }
+    }
+}
+
+impl<R: Rounds> IntoToolOutcome for Ask<R> {
+    const USES_ROUNDS: bool = true;
+
+    fn into_outcome(self, context: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
+        context.ask(self).map(Outcome::InputRequired)
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static> FromModelText for Json<T> {
+    fn from_model_text(text: &str) -> Result<Self, String> {
+        // Models like to wrap JSON in a fenced block; the fence is not part of the answer.
+        let trimmed = text.trim();
+        let body = trimmed
+            .strip_prefix("```json")
+            .or_else(|| trimmed.strip_prefix("```"))
+            .and_then(|rest| rest.strip_suffix("```"))
+            .unwrap_or(trimmed);
+        serde_json::from_str(body.trim())
+            .map(Json)
+            .map_err(|e| format!("not the JSON expected: {}", crate::error::serde_message(&e)))
     }
 }
 

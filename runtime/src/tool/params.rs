@@ -1,44 +1,18 @@
-//! Tool parameters: each is either an argument the client sends (any type that implements
-//! `Deserialize` and `JsonSchema`) or an extractor the framework fills in.
+//! Tool parameters: each is an argument the client sends (any type that implements
+//! `Deserialize` and `JsonSchema`), all the arguments as one struct ([`Args<T>`]), or an
+//! extractor ([`FromRequest`]).
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::ToolCall;
-use crate::context::{Principal, RequestContext};
-use crate::error::Error;
-use crate::extract::{FromRequest, State, StateRequirement};
-use crate::model::{CallToolResult, ClientCapabilities, InputRequiredResult, JsonObject, Outcome};
+use crate::context::RequestContext;
+use crate::error::{Error, Rejection};
+use crate::extract::{Extracted, FromRequest, RequestParts, Requirements, ViaArgs, ViaArgument, ViaExtractor};
+use crate::model::{CallToolResult, JsonObject, Outcome};
 use crate::rounds::{OutcomeContext, RoundDriver};
 use crate::schema::{InputSchema, accepts_null};
-
-/// Why a parameter could not be produced.
-#[derive(Debug)]
-pub enum Rejection {
-    /// The arguments are wrong: the model sees this as a tool error and can correct itself.
-    Argument(String),
-    /// A protocol error.
-    Protocol(Error),
-    /// A retry without the answers its round needs: ask the same questions again.
-    Reask {
-        /// The questions, with the same state.
-        result: Box<InputRequiredResult>,
-        /// The state's nonce when it is single use (a used state is refused, not re-asked).
-        nonce: Option<[u8; 16]>,
-    },
-}
-
-impl Rejection {
-    /// The result to answer with.
-    pub fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
-        match self {
-            Rejection::Argument(message) => Ok(CallToolResult::error(message).into()),
-            Rejection::Protocol(error) => Err(error),
-            Rejection::Reask { result, .. } => Ok(Outcome::InputRequired(*result)),
-        }
-    }
-}
 
 /// What the framework knows about the tool being called, from its annotations.
 #[derive(Clone, Copy, Debug, Default)]
@@ -51,15 +25,15 @@ pub struct ToolInfo {
 }
 
 /// One `tools/call` as the parameters of a handler see it: the arguments not yet taken and
-/// the round machinery of the request.
+/// the request's parts.
 pub struct ToolInvocation {
     arguments: JsonObject,
-    driver: RoundDriver,
+    parts: RequestParts,
 }
 
 impl std::fmt::Debug for ToolInvocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolInvocation").field("tool", &self.driver.target()).finish_non_exhaustive()
+        f.debug_struct("ToolInvocation").field("tool", &self.parts.name()).finish_non_exhaustive()
     }
 }
 
@@ -77,32 +51,27 @@ impl ToolInvocation {
             info.uses_rounds.then_some(&arguments),
         );
         let Value::Object(arguments) = arguments else { unreachable!("built from an object just above") };
-        ToolInvocation { arguments, driver }
+        ToolInvocation { arguments, parts: RequestParts::new(driver) }
     }
 
     /// The tool's name.
     pub fn tool_name(&self) -> &str {
-        self.driver.target()
+        self.parts.name()
     }
 
-    /// The round machinery of this call.
-    pub fn driver_mut(&mut self) -> &mut RoundDriver {
-        &mut self.driver
+    /// What extractors read.
+    pub fn parts_mut(&mut self) -> &mut RequestParts {
+        &mut self.parts
     }
 
     /// What converting the tool's return value may need.
     pub fn outcome_context(&self) -> OutcomeContext<'_> {
-        self.driver.outcome_context()
+        self.parts.driver().outcome_context()
     }
 
     /// The request being served.
     pub fn context(&self) -> &RequestContext {
-        self.driver.context()
-    }
-
-    /// The echoed `requestState`, unverified.
-    pub fn request_state(&self) -> Option<&str> {
-        self.driver.request_state()
+        self.parts.context()
     }
 
     /// Takes one argument out; `None` when the client did not send it.
@@ -128,7 +97,7 @@ impl ToolInvocation {
     /// For a single-use round: claims the state before the handler runs (see
     /// [`RoundDriver::begin_single_use`]).
     pub async fn begin_single_use(&mut self) -> Result<(), Error> {
-        self.driver.begin_single_use().await
+        self.parts.driver_mut().begin_single_use().await
     }
 
     /// Settles a single-use claim from the handler's result (see [`RoundDriver::settle`]).
@@ -136,86 +105,81 @@ impl ToolInvocation {
         &mut self,
         outcome: Result<Outcome<CallToolResult>, Error>,
     ) -> Result<Outcome<CallToolResult>, Error> {
-        self.driver.settle(outcome).await
+        self.parts.driver_mut().settle(outcome).await
     }
 
-    /// Answers a rejected parameter: a tool error, a protocol error, or the same questions
-    /// again (unless the state was already used).
+    /// Answers a rejected parameter: a tool error the model can read, a protocol error, or the
+    /// same questions again (unless the state was already used).
     pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<CallToolResult>, Error> {
-        self.driver.may_reask(&rejection).await?;
-        rejection.into_outcome()
+        self.parts.driver_mut().may_reask(&rejection).await?;
+        match rejection {
+            Rejection::Argument(message) => Ok(CallToolResult::error(message).into()),
+            Rejection::Protocol(error) => Err(error),
+            Rejection::Reask { result, .. } => Ok(Outcome::InputRequired(*result)),
+        }
     }
 }
 
-/// A parameter of a `#[tool]` function.
-///
-/// Implemented for every type that is `Deserialize + JsonSchema` (an argument named after the
-/// parameter, required unless the type accepts `null`, like `Option<T>`), for the
-/// extractors, and for [`Args<T>`].
+/// A parameter of a `#[tool]` function (generated code): an argument, [`Args<T>`] or an
+/// extractor. `M` tells the three apart, so that each has an implementation of its own.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a #[tool]",
     label = "neither an argument type nor a request extractor",
     note = "an argument needs `serde::Deserialize` and `schemars::JsonSchema` (derive both on your own types)",
-    note = "request data comes from extractors: RequestContext, Principal, ClientCapabilities, Changes, State<T>, Args<T>, Round<R>, Preanswered, TaskScope"
+    note = "anything else the tool needs comes from an extractor: a type implementing \
+            mcp_rounds::extract::FromRequest, like RequestContext, Principal, State<T> or Round<R>"
 )]
-pub trait ToolParam: Sized {
-    /// The parameter takes part in rounds (it is a `Round<R>`).
+pub trait ToolParam<M>: Sized + Send + 'static {
+    /// The parameter takes part in rounds.
     const USES_ROUNDS: bool = false;
 
     /// Adds what the parameter contributes to the input schema.
-    fn describe(schema: &mut InputSchema, name: &str, description: Option<&str>);
+    fn describe(schema: &mut InputSchema, name: &str, description: Option<&str>) {
+        let _ = (schema, name, description);
+    }
 
-    /// The shared state the parameter needs registered.
-    fn required_state() -> Option<StateRequirement> {
-        None
+    /// What the parameter needs from the server.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
     }
 
     /// Produces the value for one call.
-    fn extract(invocation: &mut ToolInvocation, name: &str) -> Result<Self, Rejection>;
+    fn extract<'a>(invocation: &'a mut ToolInvocation, name: &str) -> Extracted<'a, Self>;
 }
 
-// Not recommended in diagnostics: a type that is neither an argument nor an extractor gets
-// one error in ToolParam's words, not one per missing serde or schemars trait.
+// Not recommended in diagnostics: a type that is neither gets one error in ToolParam's words,
+// not one per missing serde, schemars or extractor trait.
 #[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned + JsonSchema> ToolParam for T {
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam<ViaArgument> for T {
     fn describe(schema: &mut InputSchema, name: &str, description: Option<&str>) {
         schema.argument::<T>(name, description);
     }
 
-    fn extract(invocation: &mut ToolInvocation, name: &str) -> Result<Self, Rejection> {
+    fn extract<'a>(invocation: &'a mut ToolInvocation, name: &str) -> Extracted<'a, Self> {
         let value = match invocation.take_argument(name) {
-            Some(value) => value,
-            None if accepts_null::<T>() => Value::Null,
-            None => return Err(Rejection::Argument(format!("Missing required argument `{name}`"))),
+            Some(value) => Ok(value),
+            None if accepts_null::<T>() => Ok(Value::Null),
+            None => Err(Rejection::Argument(format!("Missing required argument `{name}`"))),
         };
-        serde_json::from_value(value)
-            .map_err(|e| Rejection::Argument(format!("Invalid argument `{name}`: {}", crate::error::serde_message(&e))))
+        let parsed = value.and_then(|value| {
+            serde_json::from_value(value).map_err(|e| {
+                Rejection::Argument(format!("Invalid argument `{name}`: {}", crate::error::serde_message(&e)))
+            })
+        });
+        Extracted::ready(parsed)
     }
 }
 
-macro_rules! extractor_param {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ToolParam for $ty {
-            fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
+#[diagnostic::do_not_recommend]
+impl<T: FromRequest> ToolParam<ViaExtractor> for T {
+    const USES_ROUNDS: bool = T::USES_ROUNDS;
 
-            fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-                <$ty as FromRequest>::from_request(invocation.context()).map_err(Rejection::Protocol)
-            }
-        }
-    )*};
-}
-
-extractor_param!(RequestContext, Principal, ClientCapabilities, crate::changes::Changes, crate::tasks::TaskScope);
-
-impl<T: Send + Sync + 'static> ToolParam for State<T> {
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
-
-    fn required_state() -> Option<StateRequirement> {
-        <State<T> as FromRequest>::required_state()
+    fn requirements(requirements: &mut Requirements) {
+        T::requirements(requirements);
     }
 
-    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
-        <State<T> as FromRequest>::from_request(invocation.context()).map_err(Rejection::Protocol)
+    fn extract<'a>(invocation: &'a mut ToolInvocation, _: &str) -> Extracted<'a, Self> {
+        T::extract(invocation.parts_mut())
     }
 }
 
@@ -244,15 +208,18 @@ impl<T: Send + Sync + 'static> ToolParam for State<T> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Args<T>(pub T);
 
-impl<T: DeserializeOwned + JsonSchema> ToolParam for Args<T> {
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam<ViaArgs> for Args<T> {
     fn describe(schema: &mut InputSchema, _: &str, _: Option<&str>) {
         schema.whole::<T>();
     }
 
-    fn extract(invocation: &mut ToolInvocation, _: &str) -> Result<Self, Rejection> {
+    fn extract<'a>(invocation: &'a mut ToolInvocation, _: &str) -> Extracted<'a, Self> {
         let all = Value::Object(invocation.take_arguments());
-        serde_json::from_value(all)
-            .map(Args)
-            .map_err(|e| Rejection::Argument(format!("Invalid arguments: {}", crate::error::serde_message(&e))))
+        Extracted::ready(
+            serde_json::from_value(all)
+                .map(Args)
+                .map_err(|e| Rejection::Argument(format!("Invalid arguments: {}", crate::error::serde_message(&e)))),
+        )
     }
 }

@@ -45,7 +45,7 @@ use crate::version::{LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 
 use super::sessions::Sessions;
 pub use super::sessions::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
-use crate::tool::BoxFuture;
+use crate::future::BoxFuture;
 
 /// Default limit on one request body: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;

@@ -13,6 +13,12 @@ use serde_json::{Value, json};
 
 use crate::model::ClientCapabilities;
 
+mod build;
+mod rejection;
+
+pub use build::BuildError;
+pub use rejection::Rejection;
+
 /// The JSON-RPC error codes this revision defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
