@@ -11,7 +11,6 @@ use mcp_rounds::request_state::{KeyRing, StateKey};
 use mcp_rounds::rounds::{Elicitation, Round, Step};
 use mcp_rounds::{Form, Principal, Rounds, Server, handlers, tool};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 /// Echoes the text back.
 #[tool(read_only)]
@@ -62,7 +61,7 @@ fn message(id: u64, params: Value, method: &str) -> Vec<u8> {
 /// Decodes `bytes` and answers it, all in process.
 fn answer(runtime: &tokio::runtime::Runtime, server: &Server, bytes: &[u8]) -> Vec<u8> {
     let Incoming::Request(request) = decode(bytes) else { panic!("a request") };
-    runtime.block_on(server.handle(request, Principal::anonymous(), CancellationToken::new())).bytes
+    runtime.block_on(server.handle(request, Principal::anonymous())).bytes
 }
 
 fn bench(c: &mut Criterion) {

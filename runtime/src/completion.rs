@@ -26,13 +26,10 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 
-use serde_json::json;
-
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::future::BoxFuture;
-use crate::model::{CompleteRequestParams, Completion, CompletionReference};
-use crate::server::Inner;
+use crate::model::Completion;
 
 /// The most values one completion carries, per the revision.
 pub const MAX_VALUES: usize = 100;
@@ -124,54 +121,6 @@ fn capped(mut completion: Completion) -> Completion {
         completion.has_more = Some(true);
     }
     completion
-}
-
-/// The suggestions for an argument that has no completer: none.
-fn nothing() -> Completion {
-    Completion { values: Vec::new(), total: Some(0), has_more: Some(false) }
-}
-
-/// Answers `completion/complete`: finds the prompt or resource template, checks that the
-/// argument is one of its own, and runs its completer if it has one.
-pub(crate) async fn answer(
-    inner: &Inner,
-    params: CompleteRequestParams,
-    context: RequestContext,
-) -> Result<Completion, Error> {
-    let CompleteRequestParams { reference, argument, context: chosen } = params;
-    let request = CompletionRequest {
-        argument: argument.name,
-        value: argument.value,
-        arguments: chosen.and_then(|c| c.arguments).unwrap_or_default(),
-        context,
-    };
-    let unknown_argument = |request: &CompletionRequest| {
-        Error::invalid_params(format!("Unknown argument `{}`", request.argument))
-            .with_data(json!({ "field": "argument.name", "argument": request.argument }))
-    };
-    let future = match &reference {
-        CompletionReference::Prompt { name, .. } => {
-            let route = inner.prompts.get(name.as_str()).ok_or_else(|| {
-                Error::invalid_params(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
-            })?;
-            let declared = route.prompt.arguments.iter().flatten().any(|a| a.name == request.argument);
-            if !declared {
-                return Err(unknown_argument(&request));
-            }
-            route.handler.complete(request)
-        }
-        CompletionReference::Resource { uri } => {
-            let route = inner.resources.by_reference(uri).ok_or_else(|| Error::resource_not_found(uri))?;
-            if !route.descriptor.template.variables().any(|v| v == request.argument) {
-                return Err(unknown_argument(&request));
-            }
-            route.handler.complete(request)
-        }
-    };
-    match future {
-        Some(future) => future.await,
-        None => Ok(nothing()),
-    }
 }
 
 #[cfg(test)]

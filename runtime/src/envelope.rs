@@ -114,6 +114,13 @@ pub fn read_request_meta(
             })?)
         }
     };
+    let (progress_token, trace) = own_entries(&raw)?;
+    Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, trace })
+}
+
+/// What a request says of itself in `_meta` in any revision: its progress token and trace
+/// context.
+fn own_entries(raw: &RawMeta<'_>) -> Result<(Option<ProgressToken>, TraceContext), Error> {
     let progress_token = match present(raw.progress_token) {
         None => None,
         Some(r) => Some(parse::<ProgressToken>(r, "progressToken", "a string or a number")?),
@@ -123,8 +130,20 @@ pub fn read_request_meta(
         tracestate: present(raw.tracestate).map(|r| parse(r, "tracestate", "a string")).transpose()?,
         baggage: present(raw.baggage).map(|r| parse(r, "baggage", "a string")).transpose()?,
     };
+    Ok((progress_token, trace))
+}
 
-    Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, trace })
+/// The `_meta` of a request in a legacy session: the envelope is the session's (what its
+/// handshake settled), and only the request's own entries are read from its params.
+pub(crate) fn read_session_meta(params: Option<&RawValue>, mut envelope: RequestMeta) -> Result<RequestMeta, Error> {
+    let Some(params) = params else { return Ok(envelope) };
+    let outer: ParamsWithMeta<'_> = serde_json::from_str(params.get())
+        .map_err(|_| Error::invalid_field("params", "params must be a JSON object"))?;
+    let Some(meta) = present(outer.meta) else { return Ok(envelope) };
+    let raw: RawMeta<'_> =
+        serde_json::from_str(meta.get()).map_err(|_| Error::invalid_field("_meta", "_meta must be a JSON object"))?;
+    (envelope.progress_token, envelope.trace) = own_entries(&raw)?;
+    Ok(envelope)
 }
 
 #[cfg(test)]

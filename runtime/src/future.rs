@@ -14,9 +14,9 @@ pub fn boxed<'a, T>(future: impl Future<Output = T> + Send + 'a) -> BoxFuture<'a
 
 /// Turns a panic while polling `F` into `Err(())`, so that one request's panic costs only that
 /// request: the client gets -32603 and every other request carries on.
-pub(crate) struct CatchPanic<F>(pub(crate) Pin<Box<F>>);
+pub(crate) struct CatchPanic<F: ?Sized>(pub(crate) Pin<Box<F>>);
 
-impl<F: Future> Future for CatchPanic<F> {
+impl<F: Future + ?Sized> Future for CatchPanic<F> {
     type Output = Result<F::Output, ()>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

@@ -16,10 +16,11 @@
 //! a multi-round result is played out as live requests to the client (see
 //! [`ServerBuilder::legacy_sessions`]).
 
-mod catalog;
 pub mod changes;
 pub mod completion;
+mod connection;
 pub mod context;
+pub mod dispatch;
 mod envelope;
 pub mod error;
 pub mod extract;
@@ -29,19 +30,18 @@ mod handler;
 pub mod headers;
 mod ids;
 pub mod jsonrpc;
-mod legacy;
-mod listen;
 mod macros_doc;
 pub mod model;
 mod pagination;
 pub mod prompt;
+mod registry;
 pub mod replay;
 pub mod request_state;
 pub mod resource;
 pub mod rounds;
-mod router;
 pub mod schema;
 pub mod server;
+mod shape;
 pub mod tasks;
 pub mod testing;
 pub mod tool;
@@ -60,8 +60,9 @@ pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
 pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool};
 pub use rounds::{Ask, Round, Step};
-pub use server::{Call, Response, Server, ServerBuilder};
+pub use server::{Server, ServerBuilder};
 pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
+pub use tower;
 pub use version::LATEST_PROTOCOL_VERSION;
 
 /// What generated code needs, reached through this crate so that users depend on nothing else.

@@ -28,7 +28,6 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use crate::context::Principal;
 use crate::jsonrpc::{ErrorObject, Incoming, JsonRpcResponse, decode};
@@ -102,9 +101,7 @@ impl TestClient {
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let bytes = serde_json::to_vec(&message).expect("request serializes");
         let response = match decode(&bytes) {
-            Incoming::Request(request) => {
-                self.server.handle(request, self.principal.clone(), CancellationToken::new()).await.bytes
-            }
+            Incoming::Request(request) => self.server.handle(request, self.principal.clone()).await.bytes,
             other => panic!("the test client built an invalid request: {other:?}"),
         };
         serde_json::from_slice(&response).expect("the server wrote JSON")

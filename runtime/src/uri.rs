@@ -71,6 +71,12 @@ pub fn normalize(uri: &str) -> Option<String> {
     Some(out)
 }
 
+/// Whether `uri` is `subscribed` or below it (`notes://a/b` is below `notes://a`).
+pub fn covers(subscribed: &str, uri: &str) -> bool {
+    uri == subscribed
+        || uri.strip_prefix(subscribed).is_some_and(|rest| rest.starts_with('/') || subscribed.ends_with('/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +106,14 @@ mod tests {
                 prop_assert_eq!(normalize(&once), Some(once.clone()));
             }
         }
+    }
+
+    #[test]
+    fn sub_resources_are_covered_by_path_segments() {
+        assert!(covers("notes://a", "notes://a"));
+        assert!(covers("notes://a", "notes://a/b"));
+        assert!(covers("notes://a/", "notes://a/b"));
+        assert!(!covers("notes://a", "notes://ab"));
+        assert!(!covers("notes://a/b", "notes://a"));
     }
 }

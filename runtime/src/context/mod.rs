@@ -36,6 +36,8 @@ pub struct RequestContext {
     progress: Arc<AtomicU64>,
     // Set when this call may still become a task: `TaskScope::detach` flips it.
     task_detach: Option<Arc<AtomicBool>>,
+    // What the server's layers attached to the request.
+    extensions: Arc<http::Extensions>,
 }
 
 impl RequestContext {
@@ -56,6 +58,7 @@ impl RequestContext {
             shutdown: CancellationToken::new(),
             progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
             task_detach: None,
+            extensions: Arc::default(),
         }
     }
 
@@ -82,6 +85,12 @@ impl RequestContext {
 
     pub(crate) fn task_detach(&self) -> Option<Arc<AtomicBool>> {
         self.task_detach.clone()
+    }
+
+    /// The same request, with what the layers attached to it.
+    pub(crate) fn with_extensions(mut self, extensions: http::Extensions) -> Self {
+        self.extensions = Arc::new(extensions);
+        self
     }
 
     pub(crate) fn with_stream(mut self, notifier: Option<Notifier>, shutdown: CancellationToken) -> Self {
@@ -171,6 +180,12 @@ impl RequestContext {
 
     pub(crate) fn rounds(&self) -> &RoundsConfig {
         &self.shared.rounds
+    }
+
+    /// What the server's layers attached to the request (see
+    /// [`McpRequest::extensions_mut`](crate::dispatch::McpRequest::extensions_mut)).
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
     }
 
     /// Cancelled when the client cancels the request or goes away; long work should stop then.

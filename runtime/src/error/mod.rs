@@ -101,12 +101,15 @@ pub struct Error {
     message: Cow<'static, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     data: Option<Value>,
+    // Made by `resource_not_found`: revision 2025-11-25 has a code of its own for it.
+    #[serde(skip)]
+    missing_resource: bool,
 }
 
 impl Error {
     /// An error with a code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        Error { code, message: message.into(), data: None }
+        Error { code, message: message.into(), data: None, missing_resource: false }
     }
 
     /// Attaches `data`, replacing any already there.
@@ -143,7 +146,13 @@ impl Error {
 
     /// -32602 for a resource that does not exist or cannot be read, with `data.uri`.
     pub fn resource_not_found(uri: &str) -> Self {
-        Error::invalid_params("Resource not found").with_data(json!({ "uri": uri }))
+        let error = Error::invalid_params("Resource not found").with_data(json!({ "uri": uri }));
+        Error { missing_resource: true, ..error }
+    }
+
+    /// Whether this is [`resource_not_found`](Self::resource_not_found).
+    pub(crate) fn is_missing_resource(&self) -> bool {
+        self.missing_resource
     }
 
     /// -32603 with a generic message. Internal details never reach the client.

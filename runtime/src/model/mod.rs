@@ -59,6 +59,7 @@ mod prompts;
 mod request;
 mod resources;
 pub(crate) mod result;
+pub(crate) use result::WithResultMeta;
 mod roots;
 mod sampling;
 pub mod subscriptions;

@@ -125,9 +125,5 @@ impl PromptMessage {
     }
 }
 
-impl super::result::sealed::Sealed for GetPromptResult {
-    fn result_meta_mut(&mut self) -> &mut ResultMeta {
-        &mut self.meta
-    }
-}
+impl super::result::sealed::Sealed for GetPromptResult {}
 impl super::MayRequireInput for GetPromptResult {}

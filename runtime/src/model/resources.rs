@@ -179,9 +179,5 @@ pub struct ReadResourceResult {
     pub meta: ResultMeta,
 }
 
-impl super::result::sealed::Sealed for ReadResourceResult {
-    fn result_meta_mut(&mut self) -> &mut ResultMeta {
-        &mut self.meta
-    }
-}
+impl super::result::sealed::Sealed for ReadResourceResult {}
 impl super::MayRequireInput for ReadResourceResult {}

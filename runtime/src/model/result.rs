@@ -75,10 +75,8 @@ impl CacheHints {
 pub trait MayRequireInput: sealed::Sealed {}
 
 pub(crate) mod sealed {
-    /// Lets the framework stamp `_meta` (serverInfo) on whatever a handler returned.
-    pub trait Sealed {
-        fn result_meta_mut(&mut self) -> &mut super::super::ResultMeta;
-    }
+    /// Only the framework names the results that may ask for input.
+    pub trait Sealed {}
 }
 
 /// What `tools/call`, `prompts/get` and `resources/read` return: the result, or a request for
@@ -105,14 +103,6 @@ impl<T: MayRequireInput> From<T> for Outcome<T> {
 }
 
 impl<T: MayRequireInput> Outcome<T> {
-    /// The `_meta` of whichever result this is.
-    pub(crate) fn result_meta_mut(&mut self) -> &mut super::ResultMeta {
-        match self {
-            Outcome::Complete(r) => r.result_meta_mut(),
-            Outcome::InputRequired(r) => &mut r.meta,
-        }
-    }
-
     /// The complete result, if it is one.
     pub fn complete(self) -> Option<T> {
         match self {
@@ -149,3 +139,35 @@ pub struct PaginatedRequestParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
+
+/// A result that carries `_meta`: the encoding stage stamps `serverInfo` into it.
+pub(crate) trait WithResultMeta {
+    /// The result's `_meta`.
+    fn result_meta_mut(&mut self) -> &mut super::ResultMeta;
+}
+
+macro_rules! with_result_meta {
+    ($($ty:ident),* $(,)?) => {$(
+        impl WithResultMeta for super::$ty {
+            fn result_meta_mut(&mut self) -> &mut super::ResultMeta {
+                &mut self.meta
+            }
+        }
+    )*};
+}
+
+with_result_meta!(
+    CallToolResult,
+    CompleteResult,
+    CreateTaskResult,
+    DetailedTask,
+    DiscoverResult,
+    GetPromptResult,
+    InputRequiredResult,
+    ListPromptsResult,
+    ListResourceTemplatesResult,
+    ListResourcesResult,
+    ListToolsResult,
+    ReadResourceResult,
+    SubscriptionsListenResult,
+);

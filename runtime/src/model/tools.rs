@@ -187,11 +187,7 @@ impl CallToolResult {
     }
 }
 
-impl super::result::sealed::Sealed for CallToolResult {
-    fn result_meta_mut(&mut self) -> &mut ResultMeta {
-        &mut self.meta
-    }
-}
+impl super::result::sealed::Sealed for CallToolResult {}
 impl super::MayRequireInput for CallToolResult {}
 
 #[cfg(test)]

@@ -18,7 +18,6 @@
 
 #[cfg(feature = "postgres")]
 mod postgres;
-mod run;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
@@ -34,7 +33,6 @@ use tokio_util::sync::CancellationToken;
 pub use crate::replay::StoreError;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresTaskStore;
-pub(crate) use run::{cancel, get, start, update, visible};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteTaskStore;
 
@@ -206,66 +204,11 @@ impl TaskStore for MemoryTaskStore {
     }
 }
 
-/// How tasks are kept and timed.
-#[derive(Clone)]
-pub(crate) struct TasksConfig {
-    pub(crate) store: Arc<dyn TaskStore>,
-    /// How long a task stays readable after creation.
-    pub(crate) ttl: Option<Duration>,
-    pub(crate) poll_interval: Duration,
-    /// How long an instance vouches for a running task between renewals.
-    pub(crate) lease: Duration,
-    /// Tasks running in this process, with what cancels them.
-    pub(crate) running: Arc<Mutex<HashMap<String, CancellationToken>>>,
-    /// When this process last pruned expired tasks (milliseconds since the epoch).
-    pub(crate) pruned_at: Arc<std::sync::atomic::AtomicI64>,
-}
-
-/// How often a process prunes expired tasks (when it creates one).
-const PRUNE_EVERY_MS: i64 = 60_000;
-
-impl TasksConfig {
-    /// Deletes expired tasks, at most once a minute per process.
-    pub(crate) async fn prune_now_and_then(&self, now: i64) {
-        let last = self.pruned_at.load(std::sync::atomic::Ordering::Relaxed);
-        if now - last < PRUNE_EVERY_MS
-            || self
-                .pruned_at
-                .compare_exchange(last, now, std::sync::atomic::Ordering::Relaxed, std::sync::atomic::Ordering::Relaxed)
-                .is_err()
-        {
-            return;
-        }
-        if let Err(error) = self.store.prune(now).await {
-            tracing::warn!(%error, "expired tasks could not be pruned");
-        }
-    }
-}
-
-impl std::fmt::Debug for TasksConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TasksConfig").field("ttl", &self.ttl).field("lease", &self.lease).finish_non_exhaustive()
-    }
-}
-
 /// Default readable lifetime of a task: one day.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Default lease: a task whose instance has not renewed it for this long is reported failed.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
-
-impl Default for TasksConfig {
-    fn default() -> Self {
-        TasksConfig {
-            store: Arc::new(MemoryTaskStore::default()),
-            ttl: Some(DEFAULT_TASK_TTL),
-            poll_interval: Duration::from_secs(1),
-            lease: DEFAULT_TASK_LEASE,
-            running: Arc::default(),
-            pruned_at: Arc::default(),
-        }
-    }
-}
 
 /// A tool's view of the task it may run as. An extractor: add a `TaskScope` parameter to a
 /// `#[tool(task)]` function.

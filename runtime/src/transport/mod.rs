@@ -1,8 +1,8 @@
-//! Transports move bytes and establish who is calling; they know nothing of tools.
+//! Transports frame messages, establish who is calling and map answers to their own statuses;
+//! everything else (eras, legacy sessions, cancellation) is the connection layer's, which every
+//! transport shares.
 
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
-#[cfg(feature = "http")]
-mod sessions;
 pub mod stdio;

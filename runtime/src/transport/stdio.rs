@@ -4,26 +4,21 @@
 //! JSON-RPC; logs belong on stderr. At end of input, requests in flight finish, then
 //! [`Stdio::serve`] returns.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::future::Future;
 use std::io::{self, Write as _};
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
 
-use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::framing::{BlockingLineReader, DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
+use crate::connection::sessions::OwnSession;
+use crate::connection::{self, Answered, Arrival, Connection};
 use crate::context::{Notifier, Principal};
 use crate::error::Error;
-use crate::jsonrpc::{self, Incoming, Request, RequestId};
-use crate::legacy::{self, Session};
-use crate::model::notifications::CANCELLED;
-use crate::server::{Call, Server};
+use crate::future::BoxFuture;
+use crate::jsonrpc;
+use crate::server::Server;
 
 /// Responses waiting for stdout; senders wait when the client stops reading.
 const OUTBOX_CAPACITY: usize = 256;
@@ -52,14 +47,6 @@ impl Default for Stdio {
         Stdio { principal: Principal::anonymous(), max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES }
     }
 }
-
-#[derive(Deserialize)]
-struct CancelParams {
-    #[serde(rename = "requestId")]
-    request_id: RequestId,
-}
-
-type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
 
 impl Stdio {
     /// Anonymous principal, 4 MiB message limit.
@@ -170,75 +157,36 @@ impl Stdio {
 enum Step {
     /// Write this now.
     Answer(Vec<u8>),
-    /// Run this request.
-    Run(Run),
+    /// Run this request; write its answer, if any, when it is done.
+    Run(BoxFuture<'static, Option<Answered>>),
     /// Nothing to answer.
     Nothing,
-}
-
-/// A request to run: its future, and what cleans up after it.
-struct Run {
-    id: RequestId,
-    token: CancellationToken,
-    response: Pin<Box<dyn Future<Output = crate::server::Response> + Send>>,
 }
 
 /// Turns frames into answers and running requests: the part of the transport that does not
 /// care how bytes are read and written.
 struct Dispatch {
-    server: Server,
+    connection: Connection<OwnSession>,
     principal: Principal,
     max_message_bytes: usize,
     outbox: mpsc::Sender<Vec<u8>>,
-    in_flight: InFlight,
     tasks: TaskTracker,
     // Ends listen streams (with a result) at end of input, so that shutdown can finish.
     shutdown: CancellationToken,
-    /// The connection's legacy session, once a client of 2025-11-25 sent `initialize`.
-    session: Mutex<Option<Arc<Session>>>,
-}
-
-impl Drop for Dispatch {
-    fn drop(&mut self) {
-        // The session holds a sender of the outbox: let it go, so the writer can finish.
-        if let Some(session) = self.session.lock().expect("session lock").take() {
-            session.close();
-        }
-    }
 }
 
 impl Dispatch {
     fn new(stdio: &Stdio, server: &Server, outbox: mpsc::Sender<Vec<u8>>) -> Self {
+        let shutdown = CancellationToken::new();
+        let sink = Some(Notifier::new(outbox.clone()));
         Dispatch {
-            server: server.clone(),
+            connection: Connection::new(server, OwnSession::default(), sink, shutdown.clone()),
             principal: stdio.principal.clone(),
             max_message_bytes: stdio.max_message_bytes,
             outbox,
-            in_flight: InFlight::default(),
             tasks: TaskTracker::new(),
-            shutdown: CancellationToken::new(),
-            session: Mutex::new(None),
+            shutdown,
         }
-    }
-
-    /// The legacy session that serves `request`, if any: requests with the 2026-07-28
-    /// envelope never are, and an `initialize` without it opens the connection's session.
-    fn session_for(&self, request: &Request) -> Option<Arc<Session>> {
-        let mut slot = self.session.lock().expect("session lock");
-        if slot.is_none() && (&*request.method != "initialize" || !self.server.inner.legacy_sessions) {
-            return None;
-        }
-        if legacy::is_modern(request.params.as_deref()) {
-            return None;
-        }
-        let session = slot.get_or_insert_with(|| {
-            Session::new(&self.server, self.principal.clone(), Some(Notifier::new(self.outbox.clone())))
-        });
-        Some(session.clone())
-    }
-
-    fn session(&self) -> Option<Arc<Session>> {
-        self.session.lock().expect("session lock").clone()
     }
 
     fn step(&self, frame: Frame) -> Step {
@@ -252,83 +200,24 @@ impl Dispatch {
                 return Step::Answer(jsonrpc::encode_error(id.as_ref(), &error));
             }
         };
-        match jsonrpc::decode(&bytes) {
-            Incoming::Request(request) => {
-                let id = request.id.clone();
-                let token = CancellationToken::new();
-                let fresh = match self.in_flight.lock().expect("in-flight map lock").entry(id.clone()) {
-                    Entry::Occupied(_) => false,
-                    Entry::Vacant(slot) => {
-                        slot.insert(token.clone());
-                        true
-                    }
-                };
-                if !fresh {
-                    let error = Error::invalid_request("Request id is already in use by a request in flight");
-                    return Step::Answer(jsonrpc::encode_error(Some(&id), &error));
-                }
-                let notifier = Some(Notifier::new(self.outbox.clone()));
-                let response: Pin<Box<dyn Future<Output = crate::server::Response> + Send>> = match self
-                    .session_for(&request)
-                {
-                    Some(session) => Box::pin(session.handle(request, token.clone(), notifier, self.shutdown.clone())),
-                    None => {
-                        let call = Call {
-                            cancellation: token.clone(),
-                            notifier,
-                            shutdown: self.shutdown.clone(),
-                            ..Call::new(request, self.principal.clone())
-                        };
-                        Box::pin(self.server.handle_call(call))
-                    }
-                };
-                Step::Run(Run { id, token, response })
-            }
-            Incoming::Notification(notification) if &*notification.method == CANCELLED => {
-                let params = notification.params.as_deref().map_or("null", |p| p.get());
-                match serde_json::from_str::<CancelParams>(params) {
-                    Ok(p) => {
-                        if let Some(token) = self.in_flight.lock().expect("in-flight map lock").get(&p.request_id) {
-                            token.cancel();
-                        }
-                    }
-                    Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
-                }
-                Step::Nothing
-            }
-            Incoming::Notification(notification) => {
-                match self.session() {
-                    Some(session) => session.notification(&notification.method, notification.params.as_deref()),
-                    None => tracing::debug!(method = %notification.method, "notification ignored"),
-                }
-                Step::Nothing
-            }
-            Incoming::Response => {
-                // Only a legacy session asks the client anything; anything else is dropped
-                // rather than answered, so two peers never bounce errors at each other.
-                if !self.session().is_some_and(|session| session.answer(&bytes)) {
-                    tracing::debug!("response from the client that answers nothing ignored");
-                }
-                Step::Nothing
-            }
-            Incoming::Invalid { id, error } => Step::Answer(jsonrpc::encode_error(id.as_ref(), &error)),
+        let arrival = Arrival {
+            principal: self.principal.clone(),
+            notifier: Some(Notifier::new(self.outbox.clone())),
+            ..Arrival::default()
+        };
+        match self.connection.receive(&bytes, arrival) {
+            connection::Step::Run(running) => Step::Run(running.answer),
+            connection::Step::Refuse(refused) => Step::Answer(refused.bytes),
+            connection::Step::Accepted => Step::Nothing,
         }
     }
 
-    /// Runs `run` to its end on the runtime, answering unless it is cancelled first.
-    fn spawn(&self, run: Run) {
-        let Run { id, token, response } = run;
-        let (outbox, in_flight) = (self.outbox.clone(), self.in_flight.clone());
+    /// Runs a request to its end on the runtime, and writes its answer.
+    fn spawn(&self, answer: BoxFuture<'static, Option<Answered>>) {
+        let outbox = self.outbox.clone();
         self.tasks.spawn(async move {
-            let response = tokio::select! {
-                biased;
-                () = token.cancelled() => None,
-                response = response => Some(response),
-            };
-            in_flight.lock().expect("in-flight map lock").remove(&id);
-            match response {
-                Some(response) => send(&outbox, response.bytes).await,
-                None => tracing::debug!(%id, "request cancelled; no response sent"),
+            if let Some(answered) = answer.await {
+                send(&outbox, answered.encoded.bytes).await;
             }
         });
     }
@@ -336,7 +225,7 @@ impl Dispatch {
     async fn frame(&self, frame: Frame) {
         match self.step(frame) {
             Step::Answer(bytes) => send(&self.outbox, bytes).await,
-            Step::Run(run) => self.spawn(run),
+            Step::Run(answer) => self.spawn(answer),
             Step::Nothing => {}
         }
     }
@@ -353,15 +242,13 @@ impl Dispatch {
         };
         match self.step(frame) {
             Step::Answer(bytes) => answer(bytes),
-            Step::Run(mut run) => {
+            Step::Run(mut running) => {
                 let mut context = std::task::Context::from_waker(std::task::Waker::noop());
-                match run.response.as_mut().poll(&mut context) {
-                    std::task::Poll::Ready(response) => {
-                        self.in_flight.lock().expect("in-flight map lock").remove(&run.id);
-                        answer(response.bytes);
-                    }
+                match running.as_mut().poll(&mut context) {
+                    std::task::Poll::Ready(Some(answered)) => answer(answered.encoded.bytes),
+                    std::task::Poll::Ready(None) => {}
                     // The runtime polls it again at once, with a real waker.
-                    std::task::Poll::Pending => self.spawn(run),
+                    std::task::Poll::Pending => self.spawn(running),
                 }
             }
             Step::Nothing => {}

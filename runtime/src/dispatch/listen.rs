@@ -5,10 +5,11 @@
 
 use tokio::sync::broadcast::error::RecvError;
 
+use super::Dispatch;
 use crate::changes::{ChangeEvent, Signal};
 use crate::context::RequestContext;
 use crate::error::Error;
-use crate::jsonrpc::{RequestId, encode_notification, encode_result};
+use crate::jsonrpc::{RequestId, encode_notification};
 use crate::model::subscriptions::{
     ACKNOWLEDGED, PROMPTS_LIST_CHANGED, RESOURCE_UPDATED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED,
 };
@@ -16,11 +17,12 @@ use crate::model::{
     NotificationMeta, ResourceUpdatedNotificationParams, ResultMeta, SubscriptionEventParams, SubscriptionFilter,
     SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult, TASKS_EXTENSION, TASKS_NOTIFICATION,
 };
-use crate::server::Inner;
+use crate::registry::Registry;
+use crate::uri::covers;
 
 /// The part of `filter` this server can honour: kinds it offers, and URIs of resources it has
 /// that this caller may follow.
-fn accept(inner: &Inner, filter: &SubscriptionFilter, context: &RequestContext) -> SubscriptionFilter {
+fn accept(registry: &Registry, filter: &SubscriptionFilter, context: &RequestContext) -> SubscriptionFilter {
     let wanted = |flag: Option<bool>, offered: bool| (flag == Some(true) && offered).then_some(true);
     let uris: Vec<String> = filter
         .resource_subscriptions
@@ -28,46 +30,42 @@ fn accept(inner: &Inner, filter: &SubscriptionFilter, context: &RequestContext) 
         .flatten()
         .filter(|uri| {
             crate::uri::normalize(uri).is_some_and(|normalized| {
-                inner.resources.find(&normalized).is_some() && (inner.subscriptions)(context, &normalized)
+                registry.resources.find(&normalized).is_some() && (registry.subscriptions)(context, &normalized)
             })
         })
         .cloned()
         .collect();
     SubscriptionFilter {
-        tools_list_changed: wanted(filter.tools_list_changed, inner.capabilities.tools.is_some()),
-        prompts_list_changed: wanted(filter.prompts_list_changed, inner.capabilities.prompts.is_some()),
-        resources_list_changed: wanted(filter.resources_list_changed, inner.capabilities.resources.is_some()),
+        tools_list_changed: wanted(filter.tools_list_changed, registry.capabilities.tools.is_some()),
+        prompts_list_changed: wanted(filter.prompts_list_changed, registry.capabilities.prompts.is_some()),
+        resources_list_changed: wanted(filter.resources_list_changed, registry.capabilities.resources.is_some()),
         resource_subscriptions: (!uris.is_empty()).then_some(uris),
         task_ids: None,
     }
 }
 
-/// Whether `uri` is `subscribed` or below it (`notes://a/b` is below `notes://a`).
-pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
-    uri == subscribed
-        || uri.strip_prefix(subscribed).is_some_and(|rest| rest.starts_with('/') || subscribed.ends_with('/'))
-}
-
+/// Serves one listen stream to its end; the result closes it.
 pub(crate) async fn listen(
-    inner: &Inner,
+    dispatch: &Dispatch,
     id: &RequestId,
     filter: SubscriptionFilter,
     context: RequestContext,
-) -> Result<Vec<u8>, Error> {
+) -> Result<SubscriptionsListenResult, Error> {
+    let registry = &dispatch.registry;
     let Some(notifier) = context.notifier().cloned() else {
         tracing::error!("subscriptions/listen reached a transport without a notification stream");
         return Err(Error::internal());
     };
-    let mut accepted = accept(inner, &filter, &context);
+    let mut accepted = accept(registry, &filter, &context);
     // Tasks: only the caller's own, and only with the extension declared on this request. A
     // server without tasks honours none, like any other kind it does not offer.
-    if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty() && inner.runs_tasks()) {
+    if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty() && registry.runs_tasks()) {
         if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
-            return Err(crate::router::tasks_required());
+            return Err(super::route::tasks_required());
         }
         let mut visible = Vec::new();
         for task_id in ids {
-            if crate::tasks::visible(inner, &context, task_id).await.is_some() && !visible.contains(task_id) {
+            if dispatch.tasks.visible(&context, task_id).await.is_some() && !visible.contains(task_id) {
                 visible.push(task_id.clone());
             }
         }
@@ -117,7 +115,7 @@ pub(crate) async fn listen(
             ),
             Ok(ChangeEvent::TaskUpdated(task_id)) if accepted.task_ids.iter().flatten().any(|t| **t == *task_id) => {
                 // The task as it is now (a later change may have overtaken this event).
-                let Some(mut task) = crate::tasks::visible(inner, &context, &task_id).await else { continue };
+                let Some(mut task) = dispatch.tasks.visible(&context, &task_id).await else { continue };
                 task.meta = ResultMeta::default();
                 let mut params = serde_json::to_value(&task).unwrap_or_default();
                 if let Some(object) = params.as_object_mut() {
@@ -138,24 +136,8 @@ pub(crate) async fn listen(
             return Err(Error::internal());
         }
     }
-    let mut result = SubscriptionsListenResult {
+    Ok(SubscriptionsListenResult {
         meta: ResultMeta { subscription_id: Some(id.clone()), ..Default::default() },
         ..Default::default()
-    };
-    crate::router::stamp(&mut result.meta, inner);
-    Ok(encode_result(id, &result))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::covers;
-
-    #[test]
-    fn sub_resources_are_covered_by_path_segments() {
-        assert!(covers("notes://a", "notes://a"));
-        assert!(covers("notes://a", "notes://a/b"));
-        assert!(covers("notes://a/", "notes://a/b"));
-        assert!(!covers("notes://a", "notes://ab"));
-        assert!(!covers("notes://a/b", "notes://a"));
-    }
+    })
 }

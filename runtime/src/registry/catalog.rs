@@ -3,19 +3,23 @@
 //! their members).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use serde_json::value::RawValue;
-
+use super::STATIC_LIST_CACHE;
+use super::rendered::{Rendered, RenderedList};
 use crate::context::RequestContext;
-use crate::error::BuildError;
-use crate::error::Error;
-use crate::model::{CacheHints, ListResourceTemplatesResult, ListResourcesResult, Resource, ResultMeta};
+use crate::error::{BuildError, Error};
+use crate::model::{CacheHints, Implementation, ListResourceTemplatesResult, ListResourcesResult, Resource};
 use crate::pagination::KeysetCursor;
 use crate::resource::ResourceRoute;
-use crate::server::{RenderedList, render};
 use crate::uri::normalize;
 
-const STATIC_LIST_CACHE: CacheHints = CacheHints::public(300_000);
+/// One page of `resources/list`: rendered once when the list is fixed, computed per request
+/// when templates list their members.
+pub(crate) enum Listing {
+    Rendered(Arc<Rendered>),
+    Computed(ListResourcesResult),
+}
 
 pub(crate) struct ResourceCatalog {
     fixed: HashMap<String, ResourceRoute>,
@@ -30,7 +34,6 @@ pub(crate) struct ResourceCatalog {
     /// Pre-rendered pages when nothing is listed per request.
     static_list: Option<RenderedList>,
     template_list: RenderedList,
-    result_meta: ResultMeta,
 }
 
 /// Where a URI led.
@@ -45,7 +48,7 @@ impl ResourceCatalog {
         page_size: usize,
         list_cache: Option<CacheHints>,
         templates_cache: CacheHints,
-        result_meta: &ResultMeta,
+        stamp: Option<&Arc<Implementation>>,
     ) -> Result<Self, BuildError> {
         let mut fixed = HashMap::new();
         let mut templates = Vec::new();
@@ -79,40 +82,30 @@ impl ResourceCatalog {
         let list_cache = list_cache.unwrap_or(if per_request { CacheHints::no_store() } else { STATIC_LIST_CACHE });
         let static_list = (!per_request).then(|| {
             RenderedList::new(&listed, page_size, |page, next_cursor| {
-                render(&ListResourcesResult {
+                let list = ListResourcesResult {
                     resources: page.to_vec(),
                     next_cursor,
                     ttl_ms: list_cache.ttl_ms,
                     cache_scope: list_cache.cache_scope,
-                    meta: result_meta.clone(),
                     ..Default::default()
-                })
+                };
+                Rendered::new(list, stamp)
             })
         });
         let mut described: Vec<_> = templates.iter().map(|r| r.descriptor.resource_template()).collect();
         described.sort_by(|a, b| a.uri_template.cmp(&b.uri_template));
         let template_list = RenderedList::new(&described, page_size, |page, next_cursor| {
-            render(&ListResourceTemplatesResult {
+            let list = ListResourceTemplatesResult {
                 resource_templates: page.to_vec(),
                 next_cursor,
                 ttl_ms: templates_cache.ttl_ms,
                 cache_scope: templates_cache.cache_scope,
-                meta: result_meta.clone(),
                 ..Default::default()
-            })
+            };
+            Rendered::new(list, stamp)
         });
 
-        Ok(ResourceCatalog {
-            fixed,
-            templates,
-            listed,
-            listers,
-            page_size,
-            list_cache,
-            static_list,
-            template_list,
-            result_meta: result_meta.clone(),
-        })
+        Ok(ResourceCatalog { fixed, templates, listed, listers, page_size, list_cache, static_list, template_list })
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -142,18 +135,14 @@ impl ResourceCatalog {
             .find_map(|route| route.descriptor.template.matches(uri).map(|variables| Found { route, variables }))
     }
 
-    pub(crate) fn template_page(&self, cursor: Option<&str>) -> Result<&RawValue, Error> {
+    pub(crate) fn template_page(&self, cursor: Option<&str>) -> Result<Arc<Rendered>, Error> {
         self.template_list.page(cursor)
     }
 
-    /// One page of `resources/list`, encoded.
-    pub(crate) async fn list_page(
-        &self,
-        cursor: Option<&str>,
-        context: &RequestContext,
-    ) -> Result<Box<RawValue>, Error> {
+    /// One page of `resources/list`.
+    pub(crate) async fn list_page(&self, cursor: Option<&str>, context: &RequestContext) -> Result<Listing, Error> {
         if let Some(list) = &self.static_list {
-            return Ok(list.page(cursor)?.to_owned());
+            return Ok(Listing::Rendered(list.page(cursor)?));
         }
         let after = cursor.map(KeysetCursor::decode).transpose()?;
         let mut all = self.listed.clone();
@@ -175,9 +164,8 @@ impl ResourceCatalog {
             next_cursor,
             ttl_ms: self.list_cache.ttl_ms,
             cache_scope: self.list_cache.cache_scope,
-            meta: self.result_meta.clone(),
             ..Default::default()
         };
-        Ok(render(&page))
+        Ok(Listing::Computed(page))
     }
 }

@@ -1,4 +1,4 @@
-//! Legacy sessions of the HTTP transport, by `Mcp-Session-Id`.
+//! The legacy sessions of an HTTP endpoint, by `Mcp-Session-Id`.
 //!
 //! A session id is 128 random bits in hex: unguessable, and only visible ASCII as the 2025
 //! transport requires. A session belongs to the principal that opened it; presented by anyone
@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::legacy::Session;
+use super::sessions::Sessions;
 use crate::context::Principal;
-use crate::legacy::Session;
 
 /// Default time a session may sit unused before it is closed.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
@@ -23,16 +24,16 @@ struct Entry {
     last_used: Instant,
 }
 
-/// The open sessions of one endpoint.
-pub(crate) struct Sessions {
+/// The open sessions of one HTTP endpoint, by id.
+pub(crate) struct SessionMap {
     open: Mutex<HashMap<Arc<str>, Entry>>,
     idle: Duration,
     max: usize,
 }
 
-impl Sessions {
+impl SessionMap {
     pub(crate) fn new(idle: Duration, max: usize) -> Self {
-        Sessions { open: Mutex::new(HashMap::new()), idle, max: max.max(1) }
+        SessionMap { open: Mutex::new(HashMap::new()), idle, max: max.max(1) }
     }
 
     /// Keeps `session` and returns its new id.
@@ -77,9 +78,47 @@ impl Sessions {
         }
         true
     }
+}
 
-    /// Closes every session (the endpoint is shutting down).
-    pub(crate) fn close_all(&self) {
+/// Why a session's notification stream cannot be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StreamRefusal {
+    /// No such session (for this principal).
+    Unknown,
+    /// The session's stream is open already: a session has one.
+    Taken,
+}
+
+impl SessionMap {
+    /// Opens the notification stream of session `id`: what belongs to no request (list
+    /// changes, resource updates) goes to the returned receiver from now on.
+    pub(crate) fn open_stream(
+        &self,
+        id: &str,
+        principal: &Principal,
+        buffer: usize,
+    ) -> Result<tokio::sync::mpsc::Receiver<Vec<u8>>, StreamRefusal> {
+        let session = self.get(id, principal).ok_or(StreamRefusal::Unknown)?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(buffer);
+        if !session.attach_sink(crate::context::Notifier::new(sender)) {
+            return Err(StreamRefusal::Taken);
+        }
+        Ok(receiver)
+    }
+}
+
+impl Sessions for SessionMap {
+    const NAMED: bool = true;
+
+    fn find(&self, named: Option<&str>, principal: &Principal) -> Option<Arc<Session>> {
+        self.get(named?, principal)
+    }
+
+    fn keep(&self, session: Arc<Session>) -> Option<Arc<str>> {
+        Some(self.insert(session))
+    }
+
+    fn close_all(&self) {
         for (_, entry) in self.open.lock().expect("sessions lock").drain() {
             entry.session.close();
         }
@@ -97,7 +136,7 @@ mod tests {
 
     #[test]
     fn ids_are_visible_ascii_and_sessions_belong_to_their_principal() {
-        let sessions = Sessions::new(DEFAULT_SESSION_IDLE, 10);
+        let sessions = SessionMap::new(DEFAULT_SESSION_IDLE, 10);
         let id = sessions.insert(session("alice"));
         assert_eq!(id.len(), 32);
         assert!(id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
@@ -111,7 +150,7 @@ mod tests {
 
     #[test]
     fn the_limit_closes_the_least_recently_used_and_idle_ones_go() {
-        let sessions = Sessions::new(DEFAULT_SESSION_IDLE, 2);
+        let sessions = SessionMap::new(DEFAULT_SESSION_IDLE, 2);
         let first = sessions.insert(session("a"));
         std::thread::sleep(Duration::from_millis(2));
         let second = sessions.insert(session("a"));
@@ -122,7 +161,7 @@ mod tests {
         assert!(sessions.get(&first, &Principal::new("a")).is_some());
         assert!(sessions.get(&third, &Principal::new("a")).is_some());
 
-        let short = Sessions::new(Duration::ZERO, 10);
+        let short = SessionMap::new(Duration::ZERO, 10);
         let gone = short.insert(session("a"));
         let kept = short.insert(session("a"));
         assert!(short.get(&gone, &Principal::new("a")).is_none(), "idle sessions are closed");

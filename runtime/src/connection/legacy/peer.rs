@@ -16,13 +16,13 @@ use crate::jsonrpc::{ErrorObject, JSONRPC_VERSION, RequestId, encode_notificatio
 use crate::model::notifications::CANCELLED;
 
 /// What the client answered: its result, or its error.
-type Answer = Result<Box<RawValue>, ErrorObject>;
+type Reply = Result<Box<RawValue>, ErrorObject>;
 
 /// The server's side of requests to one client.
 #[derive(Debug, Default)]
 pub(crate) struct Peer {
     next: AtomicI64,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,339 @@
+//! The connection layer: what every transport shares between the bytes it frames and the
+//! server's dispatch.
+//!
+//! A [`Connection`] takes one decoded message at a time and decides everything protocol-wide
+//! about it: its era (a request with the 2026-07-28 `_meta` is stateless; an `initialize`
+//! without it opens a 2025-11-25 [`Session`](legacy::Session), found again through a
+//! [`Sessions`] store), which requests are in flight under which id (what
+//! `notifications/cancelled` names, and a reused id refused), and what shuts listen streams
+//! down. A transport gets back a [`Step`]: a request to run, an answer to send at once, or
+//! nothing; it only frames what it is given and maps errors to its own statuses.
+
+pub(crate) mod era;
+mod in_flight;
+pub(crate) mod legacy;
+#[cfg(feature = "http")]
+pub(crate) mod session_map;
+pub(crate) mod sessions;
+
+use std::sync::Arc;
+use std::task::Poll;
+
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{Notifier, Principal};
+use crate::dispatch::{Encoded, McpRequest, Stream};
+use crate::error::Error;
+use crate::future::BoxFuture;
+use crate::headers::StandardHeaders;
+use crate::jsonrpc::{self, Incoming, Request, encode_error};
+use crate::model::RequestId;
+use crate::model::notifications::CANCELLED;
+use crate::server::Server;
+use crate::version::LEGACY_PROTOCOL_VERSIONS;
+pub(crate) use era::Era;
+use era::{is_modern, is_modern_header};
+use in_flight::{Entered, InFlight};
+use legacy::Session;
+use sessions::Sessions;
+
+/// One peer's side of MCP over one transport connection (stdio) or endpoint (HTTP).
+pub(crate) struct Connection<S: Sessions> {
+    server: Server,
+    sessions: Arc<S>,
+    /// Requests in flight when the connection is their scope (a stream transport); requests
+    /// of named sessions have their session's.
+    in_flight: InFlight,
+    /// Where a new session's notifications outside requests go (stdout), if anywhere yet.
+    sink: Option<Notifier>,
+    /// Cancelled when the server shuts down: listen streams end with a result.
+    shutdown: CancellationToken,
+}
+
+/// What came with one message besides its bytes.
+#[derive(Debug, Default)]
+pub(crate) struct Arrival<'a> {
+    /// Who sent it, as the transport authenticated them.
+    pub(crate) principal: Principal,
+    /// The session it names (HTTP's `Mcp-Session-Id`).
+    pub(crate) session: Option<&'a str>,
+    /// The protocol version it claims outside its body (HTTP's `MCP-Protocol-Version`).
+    pub(crate) version: Option<&'a str>,
+    /// HTTP's standard headers, checked against a 2026-07-28 request's body.
+    pub(crate) headers: Option<StandardHeaders>,
+    /// Where the request's own notifications go (its response stream).
+    pub(crate) notifier: Option<Notifier>,
+}
+
+/// What the transport does with a message.
+pub(crate) enum Step {
+    /// Run a request; its answer comes when it is done.
+    Run(Running),
+    /// Reply at once.
+    Refuse(Refused),
+    /// Nothing to answer (a notification, or a response from the client).
+    Accepted,
+}
+
+/// A request on its way.
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // a stream transport needs only the answer
+pub(crate) struct Running {
+    /// Which revision's rules its answer follows.
+    pub(crate) era: Era,
+    /// Cancelled when the client cancels it (by id, or by closing the request's stream).
+    pub(crate) cancellation: CancellationToken,
+    /// Its answer; `None` when it was cancelled, and then nothing is sent.
+    pub(crate) answer: BoxFuture<'static, Option<Answered>>,
+}
+
+/// A request's answer.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct Answered {
+    pub(crate) encoded: Encoded,
+    /// The session its `initialize` opened, by the name the client will use.
+    pub(crate) opened: Option<Arc<str>>,
+}
+
+/// A message answered at once with an error.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct Refused {
+    pub(crate) why: Refusal,
+    /// One JSON-RPC error response.
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// Why a message was refused, for the transport's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Not a message that can be processed, or in a session it does not fit (HTTP 400).
+    Invalid,
+    /// It names a session that does not exist, or no longer (HTTP 404).
+    UnknownSession,
+    /// An error of a legacy session's own, which travels as a result (HTTP 200).
+    InSession,
+}
+
+#[derive(Deserialize)]
+struct CancelParams {
+    #[serde(rename = "requestId")]
+    request_id: RequestId,
+}
+
+impl<S: Sessions> Connection<S> {
+    /// A connection of `server` whose sessions live in `sessions`.
+    pub(crate) fn new(server: &Server, sessions: S, sink: Option<Notifier>, shutdown: CancellationToken) -> Self {
+        Connection {
+            server: server.clone(),
+            sessions: Arc::new(sessions),
+            in_flight: InFlight::default(),
+            sink,
+            shutdown,
+        }
+    }
+
+    /// Where the sessions live.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn sessions(&self) -> &S {
+        &self.sessions
+    }
+
+    /// Takes one message.
+    pub(crate) fn receive(&self, bytes: &[u8], arrival: Arrival<'_>) -> Step {
+        // A message that names its session belongs to it, or to nothing.
+        let named = match arrival.session.filter(|_| S::NAMED) {
+            None => None,
+            Some(name) => match self.named(name, &arrival) {
+                Ok(session) => Some(session),
+                Err(refused) => return Step::Refuse(refused),
+            },
+        };
+        match jsonrpc::decode(bytes) {
+            Incoming::Request(request) => self.request(request, named, arrival),
+            Incoming::Notification(notification) => {
+                let params = notification.params.as_deref();
+                if &*notification.method == CANCELLED && !S::NAMED {
+                    match serde_json::from_str::<CancelParams>(params.map_or("null", |p| p.get())) {
+                        Ok(p) => self.in_flight.cancel(&p.request_id),
+                        Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
+                    }
+                } else if let Some(session) = named.or_else(|| self.own_session(&arrival)) {
+                    session.notification(&notification.method, params);
+                } else {
+                    tracing::debug!(method = %notification.method, "notification ignored");
+                }
+                Step::Accepted
+            }
+            Incoming::Response if S::NAMED && named.is_none() => {
+                let error = Error::invalid_request("Clients do not send responses in protocol 2026-07-28");
+                refuse(Refusal::Invalid, None, &error)
+            }
+            Incoming::Response => {
+                // Only a legacy session asks the client anything; anything else is dropped
+                // rather than answered, so two peers never bounce errors at each other.
+                if !named.or_else(|| self.own_session(&arrival)).is_some_and(|session| session.answer(bytes)) {
+                    tracing::debug!("a response that answers nothing this server asked was ignored");
+                }
+                Step::Accepted
+            }
+            Incoming::Invalid { id, error } => refuse(Refusal::Invalid, id.as_ref(), &error),
+        }
+    }
+
+    /// The session a message names, checked against what else the message says.
+    fn named(&self, name: &str, arrival: &Arrival<'_>) -> Result<Arc<Session>, Refused> {
+        let Some(session) = self.sessions.find(Some(name), &arrival.principal) else {
+            // The 2025 transport's signal to start over with a new initialize.
+            let error = Error::invalid_request("Session not found: it ended or never existed; initialize again");
+            return Err(refused(Refusal::UnknownSession, None, &error));
+        };
+        // The version header, when sent, is the one the handshake settled on.
+        if let Some(version) = arrival.version
+            && session.version().is_some_and(|negotiated| negotiated != version)
+        {
+            let error = Error::invalid_request(format!(
+                "MCP-Protocol-Version {version:?} is not this session's; it negotiated {} (sessions speak {})",
+                session.version().unwrap_or_default(),
+                LEGACY_PROTOCOL_VERSIONS.join(", ")
+            ));
+            return Err(refused(Refusal::Invalid, None, &error));
+        }
+        Ok(session)
+    }
+
+    /// The connection's own session (stdio), when it has one.
+    fn own_session(&self, arrival: &Arrival<'_>) -> Option<Arc<Session>> {
+        if S::NAMED { None } else { self.sessions.find(None, &arrival.principal) }
+    }
+
+    fn request(&self, request: Request, named: Option<Arc<Session>>, arrival: Arrival<'_>) -> Step {
+        let modern = is_modern(request.params.as_deref());
+        if let Some(session) = named {
+            if modern {
+                let error = Error::invalid_request(
+                    "A request with the 2026-07-28 _meta is stateless: send it without Mcp-Session-Id",
+                );
+                return refuse(Refusal::Invalid, Some(&request.id), &error);
+            }
+            return self.in_session(session, request, arrival, false);
+        }
+        if !modern {
+            if let Some(session) = self.own_session(&arrival) {
+                return self.in_session(session, request, arrival, false);
+            }
+            let opens = &*request.method == "initialize"
+                && self.server.inner.legacy_sessions
+                && !is_modern_header(arrival.version);
+            if opens {
+                let session = Session::new(&self.server, arrival.principal.clone(), self.sink.clone());
+                // A connection that carries one session keeps it from the start; named
+                // sessions exist only once their handshake succeeded.
+                if !S::NAMED {
+                    self.sessions.keep(session.clone());
+                }
+                return self.in_session(session, request, arrival, S::NAMED);
+            }
+        }
+        self.stateless(request, arrival)
+    }
+
+    /// Registers `id` in flight in `scope`, or refuses a second request with it.
+    fn enter(scope: &InFlight, id: &RequestId) -> Result<Entered, Step> {
+        scope.enter(id).ok_or_else(|| {
+            let error = Error::invalid_request("Request id is already in use by a request in flight");
+            refuse(Refusal::InSession, Some(id), &error)
+        })
+    }
+
+    fn in_session(&self, session: Arc<Session>, request: Request, arrival: Arrival<'_>, keep: bool) -> Step {
+        let scope = if S::NAMED { &session.in_flight } else { &self.in_flight };
+        let entered = match Self::enter(scope, &request.id) {
+            Ok(entered) => entered,
+            Err(step) => return step,
+        };
+        let cancellation = entered.token.clone();
+        let stream =
+            Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
+        let work = session.handle(request, stream);
+        let keeper = keep.then(|| (self.sessions.clone(), session));
+        let answer = until_cancelled(entered, work, move |encoded| {
+            let opened = match keeper {
+                Some((sessions, session)) if encoded.error.is_none() => sessions.keep(session),
+                _ => None,
+            };
+            Answered { encoded, opened }
+        });
+        Step::Run(Running { era: Era::Legacy, cancellation, answer })
+    }
+
+    fn stateless(&self, request: Request, arrival: Arrival<'_>) -> Step {
+        // Over HTTP a closed stream cancels a request; a stream connection cancels by id.
+        let entered = if S::NAMED {
+            None
+        } else {
+            match Self::enter(&self.in_flight, &request.id) {
+                Ok(entered) => Some(entered),
+                Err(step) => return step,
+            }
+        };
+        let cancellation = entered.as_ref().map(|e| e.token.clone()).unwrap_or_default();
+        let stream =
+            Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
+        let request = McpRequest::checked(request, arrival.principal, arrival.headers).on(stream);
+        let server = self.server.clone();
+        let call = self.server.call(request);
+        let work = async move { server.encode(call.await, Era::Current) };
+        let answer = until_cancelled(entered, work, |encoded| Answered { encoded, opened: None });
+        Step::Run(Running { era: Era::Current, cancellation, answer })
+    }
+}
+
+impl<S: Sessions> Drop for Connection<S> {
+    fn drop(&mut self) {
+        // A session holds senders of the transport's streams: let them go, so they can end.
+        self.sessions.close_all();
+    }
+}
+
+/// `work`'s answer, unless the request is cancelled first (then nothing is sent); the request
+/// stays in flight until then.
+fn until_cancelled<F>(
+    entered: impl Into<Option<Entered>>,
+    work: F,
+    answered: impl FnOnce(Encoded) -> Answered + Send + 'static,
+) -> BoxFuture<'static, Option<Answered>>
+where
+    F: std::future::Future<Output = Encoded> + Send + 'static,
+{
+    let entered = entered.into();
+    let token = entered.as_ref().map(|e| e.token.clone());
+    Box::pin(async move {
+        let mut work = std::pin::pin!(work);
+        // Most requests finish at the first poll: no need to watch the token for those.
+        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+        let encoded = match (first, token) {
+            (Poll::Ready(encoded), _) => Some(encoded),
+            (Poll::Pending, None) => Some(work.await),
+            (Poll::Pending, Some(token)) => tokio::select! {
+                biased;
+                () = token.cancelled() => None,
+                encoded = work => Some(encoded),
+            },
+        };
+        drop(entered);
+        if encoded.is_none() {
+            tracing::debug!("request cancelled; no response sent");
+        }
+        encoded.map(answered)
+    })
+}
+
+fn refused(why: Refusal, id: Option<&RequestId>, error: &Error) -> Refused {
+    Refused { why, bytes: encode_error(id, error) }
+}
+
+fn refuse(why: Refusal, id: Option<&RequestId>, error: &Error) -> Step {
+    Step::Refuse(refused(why, id, error))
+}

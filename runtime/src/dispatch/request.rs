@@ -1,0 +1,224 @@
+//! One request as dispatch and the layers around it see it: decoded once, before any layer
+//! runs, with what went wrong kept for dispatch to answer in the order the revision gives.
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{Notifier, Principal};
+use crate::envelope::read_request_meta;
+use crate::error::{Error, serde_message};
+use crate::headers::StandardHeaders;
+use crate::jsonrpc::Request;
+use crate::model::{JsonObject, RequestId, RequestMeta};
+
+/// A request on its way through the server's layers to its handler.
+///
+/// Layers see who is calling, the method and what it names (a tool, a prompt, a resource's
+/// URI) before dispatch runs, and can carry values to handlers in its
+/// [`extensions`](Self::extensions_mut) (an extractor reads them from the
+/// [`RequestContext`](crate::RequestContext)).
+#[derive(Debug)]
+pub struct McpRequest {
+    pub(crate) id: RequestId,
+    pub(crate) method: Box<str>,
+    pub(crate) principal: Principal,
+    /// The validated `_meta`, or why it is not valid (answered before anything else).
+    pub(crate) meta: Result<RequestMeta, Error>,
+    pub(crate) params: Params,
+    pub(crate) stream: Stream,
+    /// Over HTTP: the standard headers, checked against the body.
+    pub(crate) headers: Option<StandardHeaders>,
+    pub(crate) extensions: http::Extensions,
+}
+
+/// What the request's answer travels with.
+#[derive(Debug, Default)]
+pub(crate) struct Stream {
+    /// Cancelled when the client cancels or goes away.
+    pub(crate) cancellation: CancellationToken,
+    /// Where the request's notifications go; without one, progress and logs are dropped and
+    /// `subscriptions/listen` is refused.
+    pub(crate) notifier: Option<Notifier>,
+    /// Cancelled when the server shuts down: listen streams end with a result.
+    pub(crate) shutdown: CancellationToken,
+}
+
+/// The parameters: decoded for the methods that name what they call, raw for the rest (each
+/// method decodes its own when dispatch reaches it).
+#[derive(Debug)]
+pub(crate) enum Params {
+    Raw(Option<Box<RawValue>>),
+    Tool(Result<CallToolParams, Error>),
+    Prompt(Result<GetPromptParams, Error>),
+    Resource(Result<ReadResourceParams, Error>),
+}
+
+/// `tools/call` parameters as the server reads them: answers stay raw until a round asks for
+/// them by key, so unknown extra entries are ignored rather than rejected.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CallToolParams {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) arguments: Option<JsonObject>,
+    #[serde(default)]
+    pub(crate) input_responses: Option<JsonObject>,
+    #[serde(default)]
+    pub(crate) request_state: Option<String>,
+}
+
+/// `prompts/get` parameters as the server reads them, answers raw like [`CallToolParams`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetPromptParams {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) arguments: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    pub(crate) input_responses: Option<JsonObject>,
+    #[serde(default)]
+    pub(crate) request_state: Option<String>,
+}
+
+/// `resources/read` parameters as the server reads them, answers raw like [`CallToolParams`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReadResourceParams {
+    pub(crate) uri: String,
+    #[serde(default)]
+    pub(crate) input_responses: Option<JsonObject>,
+    #[serde(default)]
+    pub(crate) request_state: Option<String>,
+}
+
+/// Decodes a method's parameters; `_meta` was read already and is skipped here.
+pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
+    let raw = params.map_or("{}", RawValue::get);
+    serde_json::from_str(raw).map_err(|e| Error::invalid_params(format!("Invalid params: {}", serde_message(&e))))
+}
+
+impl Params {
+    fn decode(method: &str, raw: Option<Box<RawValue>>) -> Self {
+        match method {
+            "tools/call" => Params::Tool(parse_params(raw.as_deref())),
+            "prompts/get" => Params::Prompt(parse_params(raw.as_deref())),
+            "resources/read" => Params::Resource(parse_params(raw.as_deref())),
+            _ => Params::Raw(raw),
+        }
+    }
+
+    /// Answers to a round, sent again with the state that asked them (a legacy session
+    /// playing a round out).
+    pub(crate) fn answer(&mut self, responses: JsonObject, state: Option<String>) {
+        let (input_responses, request_state) = match self {
+            Params::Tool(Ok(p)) => (&mut p.input_responses, &mut p.request_state),
+            Params::Prompt(Ok(p)) => (&mut p.input_responses, &mut p.request_state),
+            Params::Resource(Ok(p)) => (&mut p.input_responses, &mut p.request_state),
+            Params::Raw(_) | Params::Tool(Err(_)) | Params::Prompt(Err(_)) | Params::Resource(Err(_)) => return,
+        };
+        *input_responses = Some(responses);
+        *request_state = state;
+    }
+}
+
+impl McpRequest {
+    /// A request of revision 2026-07-28, as a transport received it from `principal`.
+    pub fn new(request: Request, principal: Principal) -> Self {
+        McpRequest::checked(request, principal, None)
+    }
+
+    /// A request whose envelope is also checked against HTTP's standard headers.
+    pub(crate) fn checked(request: Request, principal: Principal, headers: Option<StandardHeaders>) -> Self {
+        let Request { id, method, params } = request;
+        let meta = read_request_meta(params.as_deref(), |version| match &headers {
+            Some(headers) => headers.check(version, &method, params.as_deref()),
+            None => Ok(()),
+        });
+        let params = Params::decode(&method, params);
+        McpRequest {
+            id,
+            method,
+            principal,
+            meta,
+            params,
+            stream: Stream::default(),
+            headers,
+            extensions: http::Extensions::new(),
+        }
+    }
+
+    /// A request whose envelope was settled elsewhere (a legacy session's handshake).
+    pub(crate) fn with_meta(
+        id: RequestId,
+        method: Box<str>,
+        params: Option<Box<RawValue>>,
+        meta: Result<RequestMeta, Error>,
+        principal: Principal,
+    ) -> Self {
+        let params = Params::decode(&method, params);
+        McpRequest {
+            id,
+            method,
+            principal,
+            meta,
+            params,
+            stream: Stream::default(),
+            headers: None,
+            extensions: http::Extensions::new(),
+        }
+    }
+
+    /// The same request, answered on `stream`.
+    pub(crate) fn on(mut self, stream: Stream) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// The JSON-RPC id.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The method, e.g. `tools/call`.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// What the request names: the tool of `tools/call`, the prompt of `prompts/get`, the URI
+    /// of `resources/read`; `None` for other methods and for parameters that do not decode.
+    pub fn target(&self) -> Option<&str> {
+        match &self.params {
+            Params::Tool(Ok(p)) => Some(&p.name),
+            Params::Prompt(Ok(p)) => Some(&p.name),
+            Params::Resource(Ok(p)) => Some(&p.uri),
+            _ => None,
+        }
+    }
+
+    /// Who is calling, as the transport authenticated them.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// The validated `_meta` (protocol version, client capabilities, trace context); `None`
+    /// when it is invalid, and then the request is answered with what is wrong with it.
+    pub fn meta(&self) -> Option<&RequestMeta> {
+        self.meta.as_ref().ok()
+    }
+
+    /// Cancelled when the client cancels the request or goes away.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.stream.cancellation
+    }
+
+    /// Values layers attach for handlers to read.
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// Values layers attach for handlers to read, mutably.
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        &mut self.extensions
+    }
+}

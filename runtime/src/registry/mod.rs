@@ -1,0 +1,58 @@
+//! What a server serves, checked and rendered once when it is built and never changed while
+//! it serves: its tools, prompts and resources with their handlers, its capabilities, and every
+//! result that does not depend on the request (discover, the lists).
+
+mod build;
+mod catalog;
+mod rendered;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub(crate) use build::{Description, STATIC_LIST_CACHE};
+pub(crate) use catalog::Listing;
+pub(crate) use rendered::Rendered;
+
+use crate::context::{RequestContext, Shared};
+use crate::model::{Implementation, ServerCapabilities, TASKS_EXTENSION};
+use crate::prompt::PromptRoute;
+use crate::tool::ToolRoute;
+use catalog::ResourceCatalog;
+use rendered::RenderedList;
+
+/// Decides which resource URIs a listener may subscribe to.
+pub(crate) type SubscriptionPolicy = Arc<dyn Fn(&RequestContext, &str) -> bool + Send + Sync>;
+
+/// A built server's description.
+pub(crate) struct Registry {
+    pub(crate) info: Arc<Implementation>,
+    pub(crate) instructions: Option<String>,
+    /// The `serverInfo` stamp results of this revision carry, unless turned off.
+    pub(crate) stamp: Option<Arc<Implementation>>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) discover: Arc<Rendered>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) tools: HashMap<Box<str>, ToolRoute>,
+    pub(crate) tool_list: RenderedList,
+    pub(crate) prompts: HashMap<Box<str>, PromptRoute>,
+    pub(crate) prompt_list: RenderedList,
+    pub(crate) resources: ResourceCatalog,
+    pub(crate) subscriptions: SubscriptionPolicy,
+}
+
+impl Registry {
+    /// Whether some tool runs as a task (and so the `tasks/*` methods exist).
+    pub(crate) fn runs_tasks(&self) -> bool {
+        self.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("info", &self.info)
+            .field("tools", &self.tools.len())
+            .field("prompts", &self.prompts.len())
+            .finish_non_exhaustive()
+    }
+}

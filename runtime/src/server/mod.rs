@@ -1,0 +1,129 @@
+//! The server: a built registry and the service stack around its dispatch, cheap to clone and
+//! shared by every connection and transport.
+
+mod builder;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+
+use tower::{Service as _, ServiceExt as _};
+use tracing::Instrument as _;
+
+pub use builder::ServerBuilder;
+
+use crate::changes::Changes;
+use crate::context::Principal;
+use crate::dispatch::encode::{Era, encode};
+use crate::dispatch::{BoxDispatch, BoxError, Dispatch, Encoded, McpRequest, McpResponse};
+use crate::error::Error;
+use crate::future::CatchPanic;
+use crate::jsonrpc::Request;
+use crate::model::{Implementation, ServerCapabilities};
+use crate::registry::Registry;
+
+pub(crate) struct Inner {
+    pub(crate) registry: Arc<Registry>,
+    dispatch: Dispatch,
+    /// Dispatch inside the user's layers, when there are any.
+    layered: Option<BoxDispatch>,
+    pub(crate) legacy_sessions: bool,
+}
+
+/// An MCP server: cheap to clone, shared by every connection and transport.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.registry.info)
+            .field("tools", &self.inner.registry.tools.len())
+            .field("layers", &self.inner.layered.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts describing a server with its name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// What `server/discover` advertises.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.inner.registry.capabilities
+    }
+
+    /// Announces changes to `subscriptions/listen` streams.
+    pub fn changes(&self) -> Changes {
+        self.inner.registry.shared.changes.clone()
+    }
+
+    /// Answers one request through the server's layers and dispatch. A panic anywhere on the
+    /// way (a handler, a layer) answers this request with -32603 and nothing else.
+    pub fn call(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
+        let id = request.id.clone();
+        let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
+        // Without layers, dispatch is called directly: one boxed future per request.
+        let via = match &self.inner.layered {
+            None => Via::Bare(CatchPanic(self.inner.dispatch.clone().call(request))),
+            Some(layered) => Via::Layered(CatchPanic(Box::pin(layered.clone().oneshot(request)))),
+        };
+        async move {
+            let answered = match via {
+                Via::Bare(bare) => bare.await.map(|Ok(response)| response).map_err(|()| Error::internal()),
+                Via::Layered(layered) => match layered.await {
+                    Ok(Ok(response)) => Ok(response),
+                    Ok(Err(error)) => Err(layer_error(error)),
+                    Err(()) => Err(Error::internal()),
+                },
+            };
+            answered.unwrap_or_else(|error| McpResponse::error(id, error))
+        }
+        .instrument(span)
+    }
+
+    /// Answers one request of revision 2026-07-28 with no notification stream, encoded: for
+    /// tests, benchmarks and transports of your own.
+    pub fn handle(&self, request: Request, principal: Principal) -> impl Future<Output = Encoded> + Send + 'static {
+        let server = self.clone();
+        let answered = self.call(McpRequest::new(request, principal));
+        async move { server.encode(answered.await, Era::Current) }
+    }
+
+    /// Stamps and encodes an answer for a client of `era`.
+    pub(crate) fn encode(&self, response: McpResponse, era: Era) -> Encoded {
+        if let Some(error) = response.reply.error() {
+            tracing::debug!(code = error.code().code(), "request failed");
+        }
+        encode(&self.inner.registry, response, era)
+    }
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.inner.registry
+    }
+}
+
+/// A request on its way through dispatch, with or without layers around it.
+enum Via {
+    Bare(CatchPanic<dyn Future<Output = Result<McpResponse, Infallible>> + Send>),
+    Layered(CatchPanic<tower::util::Oneshot<BoxDispatch, McpRequest>>),
+}
+
+/// What a layer's error answers: itself when it is the framework's [`Error`], -32603 otherwise
+/// (its text stays in the server's log).
+fn layer_error(error: BoxError) -> Error {
+    match error.downcast::<Error>() {
+        Ok(error) => *error,
+        Err(other) => {
+            tracing::warn!(error = %other, "a layer failed the request");
+            Error::internal()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

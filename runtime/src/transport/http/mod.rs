@@ -1,0 +1,378 @@
+//! Streamable HTTP: one JSON-RPC message per POST to one endpoint.
+//!
+//! In order, before any MCP processing: the `Host` and `Origin` are checked (DNS rebinding), the caller
+//! is authenticated (401 with `WWW-Authenticate`), and the body is read up to a limit (413).
+//! Then a notification is accepted with 202 and an empty body, and a request is answered with
+//! `application/json`, or with `text/event-stream` as soon as it has something to stream
+//! before its answer (progress, log messages, a listen stream's events). Error statuses follow
+//! the revision: 400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601.
+//! Closing the stream cancels the request.
+//!
+//! Clients of revision 2025-11-25 are served on the same endpoint: an `initialize` without the
+//! 2026-07-28 envelope opens a session, whose id travels in `Mcp-Session-Id`; that session's
+//! requests, notifications and responses are POSTed with it, a GET with it opens the
+//! session's notification stream, and a DELETE ends it. Session errors travel with status 200,
+//! as that revision has them.
+
+mod auth;
+mod hosts;
+mod respond;
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures_util::StreamExt as _;
+use futures_util::stream;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use crate::connection::session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
+pub use auth::{Authenticator, BearerTokens, Unauthorized};
+
+use crate::connection::session_map::{SessionMap, StreamRefusal};
+use crate::connection::{Arrival, Connection, Step};
+use crate::context::{Notifier, Principal};
+use crate::error::Error;
+use crate::headers::StandardHeaders;
+use crate::server::Server;
+use auth::Anonymous;
+use hosts::{Hosts, is_local_origin};
+use respond::{SESSION_ID, error_response, event_stream_response, json_response, message_event, refusal_status};
+
+/// Default limit on one request body: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Notifications waiting to be streamed to one client before the request waits for room.
+const STREAM_BUFFER: usize = 64;
+
+/// Serves a [`Server`] over Streamable HTTP.
+///
+/// ```no_run
+/// use mcp_rounds::Server;
+/// use mcp_rounds::transport::http::{BearerTokens, Http};
+///
+/// # async fn run(server: Server) -> std::io::Result<()> {
+/// let http = Http::new(BearerTokens::new().token("s3cret-token", "alice"));
+/// let bound = http.bind("127.0.0.1:8787").await?;
+/// eprintln!("listening on http://{}/mcp", bound.local_addr());
+/// bound.serve(&server, async { let _ = tokio::signal::ctrl_c().await; }).await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Http {
+    path: String,
+    authenticator: Arc<dyn Authenticator>,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Option<Vec<String>>,
+    max_body_bytes: usize,
+    keep_alive: Duration,
+    session_idle: Duration,
+    max_sessions: usize,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http").field("path", &self.path).field("allowed_origins", &self.allowed_origins).finish()
+    }
+}
+
+impl Http {
+    /// An endpoint at `/mcp` whose callers are authenticated by `authenticator`.
+    pub fn new(authenticator: impl Authenticator) -> Self {
+        Http {
+            path: "/mcp".into(),
+            authenticator: Arc::new(authenticator),
+            allowed_origins: Vec::new(),
+            allowed_hosts: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            keep_alive: Duration::from_secs(15),
+            session_idle: DEFAULT_SESSION_IDLE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+        }
+    }
+
+    /// An endpoint without authentication: every caller is anonymous. Only for local
+    /// development.
+    pub fn without_authentication() -> Self {
+        Http::new(Anonymous)
+    }
+
+    /// The endpoint's path (default `/mcp`).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Browser origins allowed besides local ones (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*`), e.g. `https://app.example.com`. Requests without an `Origin` are not
+    /// from a browser page and are not affected.
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins.extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// The host names the server answers to, besides the local ones (`localhost`,
+    /// `127.0.0.1`, `[::1]`), e.g. `mcp.example.com`; any port. A request whose `Host` is not
+    /// one of them gets 403, which defeats DNS rebinding against a server on this machine.
+    ///
+    /// Without this, [`bind`](Self::bind) to a loopback address answers to local names only
+    /// and a bind to any other address answers to every name; [`router`](Self::router) answers
+    /// to every name.
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let list = self.allowed_hosts.get_or_insert_with(Vec::new);
+        list.extend(hosts.into_iter().map(|h| h.into().to_ascii_lowercase()));
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    pub fn max_body_bytes(mut self, limit: usize) -> Self {
+        self.max_body_bytes = limit;
+        self
+    }
+
+    /// How often an idle stream gets an SSE comment to keep proxies from closing it.
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// How long a legacy (2025-11-25) session may go unused before it is closed (default 30
+    /// minutes); a session whose notification stream is open stays.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// How many legacy sessions may be open at once (default 10 000); at the limit, the least
+    /// recently used one is closed to make room.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// The axum router serving `server` at the endpoint, to mount in a larger application.
+    /// `shutdown`, when cancelled, ends listen streams with a result.
+    pub fn router(&self, server: &Server, shutdown: CancellationToken) -> Router {
+        let hosts = match &self.allowed_hosts {
+            Some(extra) => Hosts::Local(extra.clone()),
+            None => Hosts::Any,
+        };
+        self.router_for(server, shutdown, hosts)
+    }
+
+    fn router_for(&self, server: &Server, shutdown: CancellationToken, hosts: Hosts) -> Router {
+        let sessions = SessionMap::new(self.session_idle, self.max_sessions);
+        let connection = Connection::new(server, sessions, None, shutdown.clone());
+        let app = Arc::new(App { connection, http: self.clone(), shutdown, hosts });
+        Router::new().route(&self.path, post(handle).get(handle_get).delete(handle_delete)).with_state(app)
+    }
+
+    /// Binds the listening socket.
+    pub async fn bind(&self, address: impl tokio::net::ToSocketAddrs) -> io::Result<BoundHttp> {
+        let listener = TcpListener::bind(address).await?;
+        Ok(BoundHttp { http: self.clone(), listener })
+    }
+}
+
+/// An [`Http`] endpoint with its socket bound.
+#[derive(Debug)]
+pub struct BoundHttp {
+    http: Http,
+    listener: TcpListener,
+}
+
+impl BoundHttp {
+    /// The address it accepts connections on (the real port when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// Serves until `shutdown` completes; then listen streams end with a result, requests in
+    /// flight finish, and this returns.
+    pub async fn serve(self, server: &Server, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let stop = CancellationToken::new();
+        let hosts = match (&self.http.allowed_hosts, self.local_addr().ip().is_loopback()) {
+            (Some(extra), _) => Hosts::Local(extra.clone()),
+            (None, true) => Hosts::Local(Vec::new()),
+            (None, false) => Hosts::Any,
+        };
+        let router = self.http.router_for(server, stop.clone(), hosts);
+        let stopping = stop.clone();
+        axum::serve(self.listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                stopping.cancel();
+            })
+            .await
+    }
+}
+
+struct App {
+    connection: Connection<SessionMap>,
+    http: Http,
+    shutdown: CancellationToken,
+    hosts: Hosts,
+}
+
+fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+}
+
+/// Every `Mcp-Param-{Name}` header as (`{name}`, value); names arrive lower-cased. A value
+/// that is not visible ASCII is kept lossily: the check refuses it as malformed.
+fn param_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let param = name.as_str().strip_prefix("mcp-param-")?;
+            Some((param.to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        })
+        .collect()
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/event-stream") || v.contains("*/*"))
+}
+
+/// The checks every request passes before anything else: the `Host` and `Origin` (DNS
+/// rebinding), then authentication. The principal, or the response that refuses it.
+async fn admit(app: &App, uri: &axum::http::Uri, headers: &HeaderMap) -> Result<Principal, Response> {
+    // HTTP/2 carries the host as the URI's authority rather than a header.
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).or(uri.authority().map(|a| a.as_str()));
+    if !app.hosts.allows(host) {
+        tracing::warn!("request for a host this server does not answer to refused");
+        let error = Error::invalid_request("Host not allowed");
+        return Err(error_response(StatusCode::FORBIDDEN, None, &error));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        if !is_local_origin(origin) && !app.http.allowed_origins.iter().any(|o| o == origin) {
+            tracing::warn!("request from a disallowed Origin refused");
+            let error = Error::invalid_request("Origin not allowed");
+            return Err(error_response(StatusCode::FORBIDDEN, None, &error));
+        }
+    }
+    match app.http.authenticator.authenticate(headers).await {
+        Ok(principal) => Ok(principal),
+        Err(Unauthorized { error }) => {
+            let challenge = match error {
+                Some(error) => format!("Bearer realm=\"mcp\", error=\"{error}\""),
+                None => "Bearer realm=\"mcp\"".to_owned(),
+            };
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            }
+            Err(response)
+        }
+    }
+}
+
+/// POST: one JSON-RPC message.
+async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
+    let principal = match admit(&app, &uri, &headers).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
+    let limit = app.http.max_body_bytes;
+    let bytes: Bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let error = Error::invalid_request(format!("Request body too large: the limit is {limit} bytes"))
+                .with_data(serde_json::json!({ "maxMessageBytes": limit }));
+            return error_response(StatusCode::PAYLOAD_TOO_LARGE, None, &error);
+        }
+    };
+    let session = header_string(&headers, SESSION_ID);
+    let version = header_string(&headers, "mcp-protocol-version");
+    let standard = StandardHeaders {
+        protocol_version: version.clone(),
+        method: header_string(&headers, "mcp-method"),
+        name: header_string(&headers, "mcp-name"),
+        params: param_headers(&headers),
+    };
+    let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);
+    let arrival = Arrival {
+        principal,
+        session: session.as_deref(),
+        version: version.as_deref(),
+        headers: Some(standard),
+        notifier: accepts_event_stream(&headers).then(|| Notifier::new(notes_tx)),
+    };
+    match app.connection.receive(&bytes, arrival) {
+        Step::Run(running) => respond::answer(running, notes_rx, app.http.keep_alive).await,
+        Step::Refuse(refused) => json_response(refusal_status(refused.why), refused.bytes),
+        Step::Accepted => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+fn session_not_found() -> Response {
+    // The 2025 transport's signal to start over with a new initialize.
+    let error = Error::invalid_request("Session not found: it ended or never existed; initialize again");
+    error_response(StatusCode::NOT_FOUND, None, &error)
+}
+
+/// GET opens a legacy session's stream of notifications outside requests (list changes,
+/// resource updates). 2026-07-28 has no GET: 405.
+async fn handle_get(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    let (principal, id) = match admit_to_session(&app, &uri, &headers).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
+    };
+    if !accepts_event_stream(&headers) {
+        let error = Error::invalid_request("The notification stream is text/event-stream: accept it");
+        return error_response(StatusCode::NOT_ACCEPTABLE, None, &error);
+    }
+    let receiver = match app.connection.sessions().open_stream(&id, &principal, STREAM_BUFFER) {
+        Ok(receiver) => receiver,
+        Err(StreamRefusal::Unknown) => return session_not_found(),
+        Err(StreamRefusal::Taken) => {
+            let error = Error::invalid_request("This session already has a notification stream open");
+            return error_response(StatusCode::CONFLICT, None, &error);
+        }
+    };
+    let events = stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|b| (b, receiver)) })
+        .map(|bytes| Ok::<_, std::convert::Infallible>(message_event(&bytes)))
+        .take_until(app.shutdown.clone().cancelled_owned());
+    event_stream_response(events, app.http.keep_alive)
+}
+
+/// The caller of a GET or DELETE and the session it is about; without a session id the
+/// method does not exist here (405).
+async fn admit_to_session(
+    app: &App,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+) -> Result<(Principal, String), Response> {
+    let principal = admit(app, uri, headers).await?;
+    let id = header_string(headers, SESSION_ID).ok_or_else(|| {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        response
+    })?;
+    Ok((principal, id))
+}
+
+/// DELETE ends a legacy session.
+async fn handle_delete(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    let (principal, id) = match admit_to_session(&app, &uri, &headers).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
+    };
+    if app.connection.sessions().remove(&id, &principal) { StatusCode::OK.into_response() } else { session_not_found() }
+}

@@ -1,0 +1,199 @@
+//! Framing an answer for HTTP: `application/json` when a request finishes with nothing to
+//! stream first, a `text/event-stream` of its notifications and then its answer otherwise,
+//! with the status its outcome maps to.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::connection::{Answered, Era, Refusal, Running};
+use crate::error::{Error, ErrorCode};
+use crate::jsonrpc;
+
+/// The header that carries a legacy session's id.
+pub(super) const SESSION_ID: &str = "mcp-session-id";
+
+/// The status of an answer: the revision's per code for 2026-07-28; a 2025-11-25 session's
+/// errors travel with 200.
+fn status(era: Era, error: Option<ErrorCode>) -> StatusCode {
+    match (era, error) {
+        (_, None) | (Era::Legacy, Some(_)) => StatusCode::OK,
+        (Era::Current, Some(ErrorCode::MethodNotFound)) => StatusCode::NOT_FOUND,
+        (Era::Current, Some(ErrorCode::InternalError)) => StatusCode::INTERNAL_SERVER_ERROR,
+        (Era::Current, Some(_)) => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// The status of a message refused at once.
+pub(super) fn refusal_status(why: Refusal) -> StatusCode {
+    match why {
+        Refusal::Invalid => StatusCode::BAD_REQUEST,
+        Refusal::UnknownSession => StatusCode::NOT_FOUND,
+        Refusal::InSession => StatusCode::OK,
+    }
+}
+
+pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+pub(super) fn error_response(status: StatusCode, id: Option<&crate::RequestId>, error: &Error) -> Response {
+    json_response(status, jsonrpc::encode_error(id, error))
+}
+
+fn answered_response(era: Era, answered: Answered) -> Response {
+    let mut response = json_response(status(era, answered.encoded.error), answered.encoded.bytes);
+    if let Some(id) = answered.opened
+        && let Ok(value) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(SESSION_ID, value);
+    }
+    response
+}
+
+/// Runs the request and answers: with JSON when it finishes without anything to stream
+/// first, else with an event stream of its notifications and then its answer. Closing the
+/// stream cancels the request.
+pub(super) async fn answer(running: Running, mut notes: mpsc::Receiver<Vec<u8>>, keep_alive: Duration) -> Response {
+    let Running { era, cancellation, mut answer } = running;
+    // Most requests need no waiting: answer those right here, without a task of their own.
+    let first_poll = std::future::poll_fn(|cx| std::task::Poll::Ready(answer.as_mut().poll(cx))).await;
+    if let std::task::Poll::Ready(answered) = first_poll {
+        let Some(answered) = answered else { return StatusCode::NO_CONTENT.into_response() };
+        return match notes.try_recv() {
+            Err(_) => answered_response(era, answered),
+            // It notified before answering: the notifications go first, on an event stream.
+            Ok(first) => {
+                let (done_tx, done_rx) = oneshot::channel();
+                let _ = done_tx.send(answered);
+                stream_response(first, notes, done_rx, cancellation.drop_guard(), keep_alive)
+            }
+        };
+    }
+    let (done_tx, done_rx) = oneshot::channel();
+    let watch = cancellation.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            biased;
+            () = watch.cancelled() => {}
+            answered = answer => {
+                if let Some(answered) = answered {
+                    let _ = done_tx.send(answered);
+                }
+            }
+        }
+    });
+    respond(notes, done_rx, cancellation.drop_guard(), era, keep_alive).await
+}
+
+/// Answers with JSON when the request finishes before it has anything to stream, and with an
+/// event stream from its first notification on otherwise.
+async fn respond(
+    mut notes: mpsc::Receiver<Vec<u8>>,
+    mut done: oneshot::Receiver<Answered>,
+    guard: tokio_util::sync::DropGuard,
+    era: Era,
+    keep_alive: Duration,
+) -> Response {
+    let first = tokio::select! {
+        biased;
+        first = notes.recv() => first,
+        answered = &mut done => {
+            return match answered {
+                Ok(answered) => answered_response(era, answered),
+                Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
+            };
+        }
+    };
+    let Some(first) = first else {
+        // The handler dropped its notifier without finishing: wait for the answer.
+        return match done.await {
+            Ok(answered) => answered_response(era, answered),
+            Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
+        };
+    };
+    stream_response(first, notes, done, guard, keep_alive)
+}
+
+/// An event stream: `first`, then the request's further notifications, then its answer.
+fn stream_response(
+    first: Vec<u8>,
+    notes: mpsc::Receiver<Vec<u8>>,
+    done: oneshot::Receiver<Answered>,
+    guard: tokio_util::sync::DropGuard,
+    keep_alive: Duration,
+) -> Response {
+    let events = event_stream(first, notes, done, guard);
+    event_stream_response(events, keep_alive)
+}
+
+/// `events` as an SSE response that proxies do not buffer.
+pub(super) fn event_stream_response(
+    events: impl Stream<Item = Result<Event, std::convert::Infallible>> + Send + 'static,
+    keep_alive: Duration,
+) -> Response {
+    let mut response = Sse::new(events).keep_alive(KeepAlive::new().interval(keep_alive)).into_response();
+    response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// One message as an SSE event.
+pub(super) fn message_event(bytes: &[u8]) -> Event {
+    Event::default().event("message").data(String::from_utf8_lossy(bytes))
+}
+
+struct Streaming {
+    notes: mpsc::Receiver<Vec<u8>>,
+    done: Option<oneshot::Receiver<Answered>>,
+    pending: std::collections::VecDeque<Vec<u8>>,
+    // Lives as long as the stream: a client that closes it cancels the request.
+    _guard: tokio_util::sync::DropGuard,
+}
+
+fn event_stream(
+    first: Vec<u8>,
+    notes: mpsc::Receiver<Vec<u8>>,
+    done: oneshot::Receiver<Answered>,
+    guard: tokio_util::sync::DropGuard,
+) -> impl Stream<Item = Result<Event, std::convert::Infallible>> + Send {
+    let state = Streaming { notes, done: Some(done), pending: [first].into(), _guard: guard };
+    stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(bytes) = state.pending.pop_front() {
+                return Some((Ok(message_event(&bytes)), state));
+            }
+            let done = state.done.as_mut()?;
+            tokio::select! {
+                // Notifications sent before the answer go out before it.
+                biased;
+                note = state.notes.recv() => match note {
+                    Some(bytes) => state.pending.push_back(bytes),
+                    None => {
+                        if let Ok(answered) = done.await {
+                            state.pending.push_back(answered.encoded.bytes);
+                        }
+                        state.done = None;
+                    }
+                },
+                answered = &mut *done => {
+                    while let Ok(bytes) = state.notes.try_recv() {
+                        state.pending.push_back(bytes);
+                    }
+                    if let Ok(answered) = answered {
+                        state.pending.push_back(answered.encoded.bytes);
+                    }
+                    state.done = None;
+                }
+            }
+        }
+    })
+}
