@@ -86,3 +86,24 @@ async fn server_info_stamping_can_be_turned_off() {
     let called = call(&loud, 2, "tools/call", serde_json::json!({"name": "a"})).await;
     assert_eq!(called["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "s");
 }
+
+#[test]
+fn a_server_with_an_invalid_declaration_is_not_built() {
+    use crate::headers::ParamHeader;
+    use crate::model::{CallToolResult, Tool};
+    let route = |properties: serde_json::Value| {
+        let schema = serde_json::from_value(serde_json::json!({"type": "object", "properties": properties})).unwrap();
+        ToolRoute::new(Tool::new("t", schema), |_: ToolCall| async { Ok(CallToolResult::text("ok").into()) })
+    };
+    let good = route(serde_json::json!({"region": {"type": "string", "x-mcp-header": "Region"}}));
+    assert_eq!(good.param_headers(), [ParamHeader { name: "Region".into(), path: vec!["region".into()] }]);
+    assert!(Server::builder("s", "1").tool(good).build().is_ok());
+    let bad = route(serde_json::json!({"n": {"type": "number", "x-mcp-header": "N"}}));
+    match Server::builder("s", "1").tool(bad).build() {
+        Err(BuildError::InvalidParamHeader { tool, problem }) => {
+            assert_eq!(tool, "t");
+            assert!(problem.contains("\"number\"") || problem.contains("only a property"), "{problem}");
+        }
+        other => panic!("expected InvalidParamHeader, got {other:?}"),
+    }
+}

@@ -16,6 +16,8 @@
 //! elsewhere, and a task whose instance stopped is reported `failed`, never left `working`.
 //! A task is visible only to the principal that created it.
 
+#[doc(hidden)]
+pub mod contract;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "sqlite")]
@@ -271,7 +273,7 @@ impl FromRequest for TaskScope {
 mod tests {
     use super::*;
 
-    pub(crate) use crate::testing::{task_record as record, task_store_contract as store_contract};
+    pub(crate) use super::contract::{task_record as record, task_store_contract as store_contract};
 
     #[tokio::test]
     async fn the_memory_store_keeps_the_contract() {
