@@ -4,9 +4,9 @@
 //! client sends (a tool argument, a prompt argument, a template variable) or an extractor: a
 //! type implementing [`FromRequest`], filled in by the framework. The framework's own are
 //! [`RequestContext`], [`Principal`], [`ClientCapabilities`], [`Changes`], [`State<T>`],
-//! [`Round<R>`](crate::Round), [`Preanswered`], [`Claim`], [`IdempotencyKey`] and
-//! [`TaskScope`](crate::tasks::TaskScope); implement [`FromRequest`] for a type of your own and
-//! it works in every kind of handler the same way.
+//! [`Extension<T>`], [`Round<R>`](crate::Round), [`Preanswered`], [`Claim`], [`IdempotencyKey`]
+//! and [`TaskScope`](crate::tasks::TaskScope); implement [`FromRequest`] for a type of your own
+//! and it works in every kind of handler the same way.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -71,7 +71,8 @@ use crate::rounds::{Claim, IdempotencyKey, Preanswered, Round, RoundDriver, Roun
     message = "`{Self}` is not a request extractor",
     label = "not something the framework can provide",
     note = "implement mcp_rounds::extract::FromRequest for it, or use one of the framework's: RequestContext, \
-            Principal, ClientCapabilities, Changes, State<T>, Round<R>, Preanswered, Claim, IdempotencyKey, TaskScope"
+            Principal, ClientCapabilities, Changes, State<T>, Extension<T>, Round<R>, Preanswered, Claim, \
+            IdempotencyKey, TaskScope"
 )]
 pub trait FromRequest: Sized + Send + 'static {
     /// Whether the extractor takes part in rounds: the server then needs state keys, and the
@@ -316,6 +317,32 @@ fn state<T: Send + Sync + 'static>(request: &mut RequestParts) -> Result<State<T
     request.state::<T>().map(State).ok_or_else(|| {
         // Only reachable when an extractor reads state it did not declare.
         tracing::error!(state = std::any::type_name::<T>(), "state requested but never registered");
+        Rejection::Protocol(Error::internal())
+    })
+}
+
+/// A value a layer attached to the request with
+/// [`McpRequest::extensions_mut`](crate::dispatch::McpRequest::extensions_mut): what a layer
+/// found out (a tenant, a verified claim) handed to the handler.
+///
+/// A request that reaches a handler without one is a server bug (the layer that attaches it
+/// is missing) and is answered -32603.
+#[derive(Clone, Debug)]
+pub struct Extension<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequest for Extension<T> {
+    fn from_request(request: &mut RequestParts) -> impl Future<Output = Result<Self, Rejection>> + Send {
+        std::future::ready(extension::<T>(request))
+    }
+
+    fn extract(request: &mut RequestParts) -> Extracted<'_, Self> {
+        Extracted::ready(extension::<T>(request))
+    }
+}
+
+fn extension<T: Clone + Send + Sync + 'static>(request: &RequestParts) -> Result<Extension<T>, Rejection> {
+    request.context().extensions().get::<T>().cloned().map(Extension).ok_or_else(|| {
+        tracing::error!(extension = std::any::type_name::<T>(), "no layer attached the extension a handler takes");
         Rejection::Protocol(Error::internal())
     })
 }

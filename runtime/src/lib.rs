@@ -2,19 +2,25 @@
 //!
 //! Model Context Protocol servers for revision **2026-07-28** from plain Rust functions.
 //!
-//! A request travels forward through one module per concern: a [`transport`]
-//! frames bytes and establishes the [`Principal`]; [`jsonrpc`] classifies the message; the
-//! envelope check reads `_meta` (protocol version, client capabilities); the router picks
-//! the method; the registered handler runs with a [`RequestContext`]; the result is encoded
-//! with `resultType` and `serverInfo`. Every protocol failure is an [`Error`] with the code the
-//! revision prescribes.
+//! ## How a request travels
 //!
-//! The protocol types live in [`model`], named as the revision names them.
+//! The runtime is a stack of layers, each importing only from the ones below it (the
+//! repository's `runtime/ARCHITECTURE.md` lists every module's layer, and a test keeps it so):
 //!
-//! Clients of revision 2025-11-25 are served too: an `initialize` opens a session in which
-//! each request is given the envelope the handshake negotiated and travels the same path, and
-//! a multi-round result is played out as live requests to the client (see
-//! [`ServerBuilder::legacy_sessions`]).
+//! 1. a [`transport`] frames the bytes and establishes the [`Principal`];
+//! 2. the connection layer decides the message's era: a request carrying the 2026-07-28
+//!    `_meta` is stateless, an `initialize` without it opens a 2025-11-25 session (see
+//!    [`ServerBuilder::legacy_sessions`]); it keeps requests in flight by id for cancellation;
+//! 3. the request, decoded once into a [`dispatch::McpRequest`], passes the server's
+//!    [`tower`] layers ([`ServerBuilder::layer`], ready-made ones in [`middleware`]);
+//! 4. [`dispatch`] routes it by method to its handler, whose parameters are arguments or
+//!    extractors ([`FromRequest`], see [`extract`]), and answers a typed
+//!    [`Reply`](dispatch::Reply);
+//! 5. one stage stamps `serverInfo` and encodes the reply for the client's revision.
+//!
+//! What is served is described once, validated and rendered when the server is built:
+//! [`Server::builder`]. Every protocol failure is an [`Error`] with the code the revision
+//! prescribes; the protocol types live in [`model`], named as the revision names them.
 
 pub mod changes;
 pub mod completion;
@@ -31,6 +37,7 @@ pub mod headers;
 mod ids;
 pub mod jsonrpc;
 mod macros_doc;
+pub mod middleware;
 pub mod model;
 mod pagination;
 pub mod prompt;

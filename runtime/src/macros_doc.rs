@@ -25,9 +25,11 @@
 ///   whose header is missing, malformed or different from the argument is refused with 400 /
 ///   -32020 before the function runs (stdio calls carry no headers). Headers are visible to
 ///   every intermediary: never mark secrets or personal data.
-/// - **Extractors**: parameters typed [`RequestContext`](crate::RequestContext),
-///   [`Principal`](crate::Principal), [`ClientCapabilities`](crate::model::ClientCapabilities)
-///   or [`State<T>`](crate::State) are filled in by the framework.
+/// - **Extractors**: parameters whose type implements [`FromRequest`](crate::FromRequest) are
+///   filled in by the framework: [`RequestContext`](crate::RequestContext),
+///   [`Principal`](crate::Principal), [`ClientCapabilities`](crate::model::ClientCapabilities),
+///   [`State<T>`](crate::State), [`Round<R>`](crate::Round), or a type of your own (see
+///   [`extract`](crate::extract)).
 /// - **Return**: `String` or `&'static str` (text), [`Json<T>`](crate::Json) (structured
 ///   output with an `outputSchema`), [`CallToolResult`](crate::model::CallToolResult), `()`,
 ///   content blocks, or a `Result` of these whose error is [`ToolError`](crate::ToolError) (a

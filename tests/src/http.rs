@@ -169,6 +169,38 @@ pub fn request(address: &str, method: &str, headers: &[(&str, &str)], body: &[u8
     HttpResponse { status, headers, body }
 }
 
+/// The headers a conforming 2026-07-28 client sends with `message`, with `token` as its bearer
+/// token when it has one.
+pub fn mcp_headers(message: &Value, token: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut headers = vec![
+        ("Content-Type", "application/json".to_owned()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+    ];
+    if let Some(token) = token {
+        headers.push(("Authorization", format!("Bearer {token}")));
+    }
+    if let Some(method) = message["method"].as_str() {
+        headers.push(("Mcp-Method", method.to_owned()));
+        let name = match method {
+            "tools/call" | "prompts/get" => message["params"]["name"].as_str(),
+            "resources/read" => message["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            headers.push(("Mcp-Name", name.to_owned()));
+        }
+    }
+    headers
+}
+
+/// POSTs `message` with the headers a conforming client sends.
+pub fn post_mcp(address: &str, token: Option<&str>, message: &Value) -> HttpResponse {
+    let headers = mcp_headers(message, token);
+    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    request(address, "POST", &borrowed, message.to_string().as_bytes())
+}
+
 /// An open event stream, read event by event.
 pub struct EventStream {
     reader: BufReader<TcpStream>,

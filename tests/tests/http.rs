@@ -4,7 +4,7 @@
 use std::thread;
 use std::time::Duration;
 
-use mcp_rounds_tests::http::{EventStream, HttpProcess, HttpResponse, request as http};
+use mcp_rounds_tests::http::{EventStream, HttpProcess, HttpResponse, mcp_headers, request as http};
 use mcp_rounds_tests::request;
 use serde_json::{Value, json};
 
@@ -20,24 +20,7 @@ fn server() -> HttpProcess {
 
 /// The headers a conforming client sends with `message`.
 fn headers_for(message: &Value) -> Vec<(&'static str, String)> {
-    let mut headers = vec![
-        ("Content-Type", "application/json".to_owned()),
-        ("Accept", "application/json, text/event-stream".to_owned()),
-        ("Authorization", format!("Bearer {TOKEN}")),
-        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
-    ];
-    if let Some(method) = message["method"].as_str() {
-        headers.push(("Mcp-Method", method.to_owned()));
-        let name = match method {
-            "tools/call" | "prompts/get" => message["params"]["name"].as_str(),
-            "resources/read" => message["params"]["uri"].as_str(),
-            _ => None,
-        };
-        if let Some(name) = name {
-            headers.push(("Mcp-Name", name.to_owned()));
-        }
-    }
-    headers
+    mcp_headers(message, Some(TOKEN))
 }
 
 fn post_with(address: &str, message: &Value, change: impl FnOnce(&mut Vec<(&'static str, String)>)) -> HttpResponse {

@@ -29,6 +29,8 @@ pub struct Encoded {
     pub bytes: Vec<u8>,
     /// The error code, if the answer is an error (transports map codes to statuses).
     pub error: Option<ErrorCode>,
+    /// When a rate-limited caller may try again.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 /// Stamps `response` (this revision only) and encodes it for `era`.
@@ -44,7 +46,8 @@ pub(crate) fn encode(registry: &Registry, response: McpResponse, era: Era) -> En
                 Era::Current => error,
                 Era::Legacy => legacy_error(error),
             };
-            return Encoded { bytes: encode_error(Some(&id), &error), error: Some(error.code()) };
+            let bytes = encode_error(Some(&id), &error);
+            return Encoded { bytes, error: Some(error.code()), retry_after: error.retry_after() };
         }
         Reply::Complete(Completed(Body::Rendered(rendered))) => match era {
             Era::Current => encode_result(&id, &*rendered.current),
@@ -65,7 +68,7 @@ pub(crate) fn encode(registry: &Registry, response: McpResponse, era: Era) -> En
             result(&id, &created, era)
         }
     };
-    Encoded { bytes, error: None }
+    Encoded { bytes, error: None, retry_after: None }
 }
 
 fn result<T: Serialize>(id: &RequestId, value: &T, era: Era) -> Vec<u8> {

@@ -19,7 +19,7 @@ mod rejection;
 pub use build::BuildError;
 pub use rejection::Rejection;
 
-/// The JSON-RPC error codes this revision defines.
+/// The JSON-RPC error codes this revision defines, and the one of the framework's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorCode {
@@ -42,6 +42,10 @@ pub enum ErrorCode {
     /// -32002: the resource does not exist. Sent only in sessions of revision 2025-11-25 and
     /// earlier; 2026-07-28 answers -32602 with the URI in `data`.
     ResourceNotFound,
+    /// -31429: the caller sent more requests than the server's rate limit allows; `data` says
+    /// when to try again (`retryAfterMs`). The framework's own code, outside the ranges
+    /// JSON-RPC and MCP reserve; over HTTP it is status 429 with `Retry-After`.
+    RateLimited,
 }
 
 impl ErrorCode {
@@ -57,6 +61,7 @@ impl ErrorCode {
             ErrorCode::MissingRequiredClientCapability => -32021,
             ErrorCode::UnsupportedProtocolVersion => -32022,
             ErrorCode::ResourceNotFound => -32002,
+            ErrorCode::RateLimited => -31429,
         }
     }
 
@@ -72,6 +77,7 @@ impl ErrorCode {
             -32021 => ErrorCode::MissingRequiredClientCapability,
             -32022 => ErrorCode::UnsupportedProtocolVersion,
             -32002 => ErrorCode::ResourceNotFound,
+            -31429 => ErrorCode::RateLimited,
             _ => return None,
         })
     }
@@ -104,12 +110,15 @@ pub struct Error {
     // Made by `resource_not_found`: revision 2025-11-25 has a code of its own for it.
     #[serde(skip)]
     missing_resource: bool,
+    // Made by `rate_limited`: when the caller may try again (HTTP's `Retry-After`).
+    #[serde(skip)]
+    retry_after: Option<std::time::Duration>,
 }
 
 impl Error {
     /// An error with a code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        Error { code, message: message.into(), data: None, missing_resource: false }
+        Error { code, message: message.into(), data: None, missing_resource: false, retry_after: None }
     }
 
     /// Attaches `data`, replacing any already there.
@@ -148,6 +157,19 @@ impl Error {
     pub fn resource_not_found(uri: &str) -> Self {
         let error = Error::invalid_params("Resource not found").with_data(json!({ "uri": uri }));
         Error { missing_resource: true, ..error }
+    }
+
+    /// -31429: over the rate limit; the caller may try again after `retry_after`.
+    pub fn rate_limited(retry_after: std::time::Duration) -> Self {
+        let millis = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
+        let error = Error::new(ErrorCode::RateLimited, format!("Rate limit exceeded: try again in {millis} ms"))
+            .with_data(json!({ "retryAfterMs": millis }));
+        Error { retry_after: Some(retry_after), ..error }
+    }
+
+    /// When a rate-limited caller may try again.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        self.retry_after
     }
 
     /// Whether this is [`resource_not_found`](Self::resource_not_found).
@@ -242,6 +264,7 @@ mod tests {
             (ErrorCode::MissingRequiredClientCapability, -32021),
             (ErrorCode::UnsupportedProtocolVersion, -32022),
             (ErrorCode::ResourceNotFound, -32002),
+            (ErrorCode::RateLimited, -31429),
         ] {
             assert_eq!(code.code(), int);
             assert_eq!(ErrorCode::from_code(int), Some(code));

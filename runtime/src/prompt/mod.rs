@@ -103,7 +103,7 @@ impl PromptGet {
 /// required, `Option<String>` optional) or an extractor.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a #[prompt]",
-    label = "prompt arguments are strings",
+    label = "neither a string argument nor a request extractor",
     note = "use String for a required argument, Option<String> for an optional one, or an extractor: a type \
             implementing mcp_rounds::extract::FromRequest, like RequestContext, Principal, State<T> or Round<R>"
 )]
@@ -144,6 +144,7 @@ pub trait CompletableArgument {}
 impl CompletableArgument for String {}
 impl CompletableArgument for Option<String> {}
 
+#[diagnostic::do_not_recommend]
 impl PromptParam<ViaArgument> for String {
     fn argument(name: &str, description: Option<&str>) -> Option<PromptArgument> {
         declare(name, description, true)
@@ -159,6 +160,7 @@ impl PromptParam<ViaArgument> for String {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl PromptParam<ViaArgument> for Option<String> {
     fn argument(name: &str, description: Option<&str>) -> Option<PromptArgument> {
         declare(name, description, false)

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use mcp_rounds::changes::PostgresFanOut;
 use mcp_rounds::form::{Choice, FormRequest};
+use mcp_rounds::middleware::{AuditLayer, RateLimitLayer, TimeoutLayer};
 use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapability, Resource, Tool};
 use mcp_rounds::replay::{MemoryReplayStore, SqliteReplayStore};
 use mcp_rounds::request_state::{KeyRing, StateKey};
@@ -349,6 +350,11 @@ struct Options {
     tasks: bool,
     task_db: Option<PathBuf>,
     task_lease: Option<Duration>,
+    /// `--rate-limit N/SECONDS`: at most N requests per principal per SECONDS.
+    rate_limit: Option<(u32, Duration)>,
+    timeout: Option<Duration>,
+    /// Where the audit layer appends one JSON line per request.
+    audit: Option<PathBuf>,
 }
 
 fn options() -> Options {
@@ -366,6 +372,9 @@ fn options() -> Options {
         tasks: false,
         task_db: None,
         task_lease: None,
+        rate_limit: None,
+        timeout: None,
+        audit: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -391,10 +400,38 @@ fn options() -> Options {
                 let ms = args.next().expect("--task-lease-ms MS").parse().expect("a number");
                 options.task_lease = Some(Duration::from_millis(ms));
             }
+            "--rate-limit" => {
+                let spec = args.next().expect("--rate-limit N/SECONDS");
+                let (n, seconds) = spec.split_once('/').expect("--rate-limit N/SECONDS");
+                let period = Duration::from_secs(seconds.parse().expect("a number of seconds"));
+                options.rate_limit = Some((n.parse().expect("a number of requests"), period));
+            }
+            "--timeout-ms" => {
+                let ms = args.next().expect("--timeout-ms MS").parse().expect("a number");
+                options.timeout = Some(Duration::from_millis(ms));
+            }
+            "--audit" => options.audit = Some(args.next().expect("--audit FILE").into()),
             other => panic!("unknown option {other}"),
         }
     }
     options
+}
+
+/// An audit log of JSON lines: what the audit layer hands over, and nothing else.
+fn audit_to(path: PathBuf) -> AuditLayer {
+    let file = std::sync::Mutex::new(std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap());
+    AuditLayer::new(move |record| {
+        let line = serde_json::json!({
+            "principal": record.principal.name(),
+            "method": record.method,
+            "target": record.target,
+            "requestId": record.request_id,
+            "outcome": format!("{:?}", record.outcome),
+        });
+        let mut file = file.lock().unwrap();
+        writeln!(file, "{line}").unwrap();
+        file.flush().unwrap();
+    })
 }
 
 /// The full server, or with `--only-tools` one that offers neither resources nor prompts.
@@ -424,6 +461,18 @@ fn server(options: Options) -> Server {
     let builder = if options.tasks { builder.handlers(handlers![slow_task, asking_task]) } else { builder };
     let builder = match options.task_lease {
         Some(lease) => builder.task_lease(lease),
+        None => builder,
+    };
+    let builder = match options.timeout {
+        Some(limit) => builder.layer(TimeoutLayer::new(limit)),
+        None => builder,
+    };
+    let builder = match options.rate_limit {
+        Some((requests, period)) => builder.layer(RateLimitLayer::per_principal(requests, period)),
+        None => builder,
+    };
+    let builder = match options.audit {
+        Some(path) => builder.layer(audit_to(path)),
         None => builder,
     };
     let builder = if options.only_tools {

@@ -187,7 +187,9 @@ impl Session {
         async move {
             let id = request.id.clone();
             let answer = match session.answer_request(request, stream).await {
-                Ok(Own(result)) => return Encoded { bytes: encode_result(&id, &result), error: None },
+                Ok(Own(result)) => {
+                    return Encoded { bytes: encode_result(&id, &result), error: None, retry_after: None };
+                }
                 Ok(Forwarded(response)) => response,
                 Err(error) => McpResponse::error(id, error),
             };

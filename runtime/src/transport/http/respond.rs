@@ -25,6 +25,7 @@ fn status(era: Era, error: Option<ErrorCode>) -> StatusCode {
         (_, None) | (Era::Legacy, Some(_)) => StatusCode::OK,
         (Era::Current, Some(ErrorCode::MethodNotFound)) => StatusCode::NOT_FOUND,
         (Era::Current, Some(ErrorCode::InternalError)) => StatusCode::INTERNAL_SERVER_ERROR,
+        (Era::Current, Some(ErrorCode::RateLimited)) => StatusCode::TOO_MANY_REQUESTS,
         (Era::Current, Some(_)) => StatusCode::BAD_REQUEST,
     }
 }
@@ -50,7 +51,13 @@ pub(super) fn error_response(status: StatusCode, id: Option<&crate::RequestId>, 
 }
 
 fn answered_response(era: Era, answered: Answered) -> Response {
-    let mut response = json_response(status(era, answered.encoded.error), answered.encoded.bytes);
+    let status = status(era, answered.encoded.error);
+    let mut response = json_response(status, answered.encoded.bytes);
+    if let (StatusCode::TOO_MANY_REQUESTS, Some(after)) = (status, answered.encoded.retry_after) {
+        // Whole seconds, rounded up: a client waiting that long is not refused again.
+        let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    }
     if let Some(id) = answered.opened
         && let Ok(value) = HeaderValue::from_str(&id)
     {
