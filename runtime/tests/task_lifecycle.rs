@@ -29,20 +29,27 @@ async fn an_expired_task_is_unknown_and_gets_pruned() {
     let server = Server::builder("s", "1")
         .tool(slow())
         .task_store(store.clone())
-        .task_ttl(Some(Duration::from_millis(1)))
+        .task_ttl(Some(Duration::from_secs(3600)))
         .build()
         .unwrap();
     let client = client(&server);
     let created = client.request_raw("tools/call", json!({"name": "slow"})).await;
-    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
-    assert_eq!(created["result"]["ttlMs"], 1);
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    let expired = client.request_raw("tasks/get", json!({"taskId": task})).await;
+    assert_eq!(created["result"]["ttlMs"], 3_600_000, "the client is told the configured lifetime");
+    // A task whose lifetime ran out long ago (no need to wait for one to).
+    let mut old = task_record("old");
+    old.principal = None;
+    old.created_at_ms = now_ms() - 60_000;
+    old.ttl_ms = Some(1);
+    store.create(&old).await.unwrap();
+    let expired = client.request_raw("tasks/get", json!({"taskId": "old"})).await;
     assert_eq!(expired["error"]["code"], -32602, "{expired}");
-    assert!(expired["error"]["message"].as_str().unwrap().contains("expired"));
-    assert_eq!(store.prune(now_ms()).await.unwrap(), 1);
-    let gone = client.request_raw("tasks/get", json!({"taskId": task})).await;
-    assert_eq!(gone["error"]["message"], format!("Unknown task: {task}"));
+    assert_eq!(expired["error"]["message"], "Task has expired: old");
+    assert_eq!(store.prune(now_ms()).await.unwrap(), 1, "only the expired one");
+    let gone = client.request_raw("tasks/get", json!({"taskId": "old"})).await;
+    assert_eq!(gone["error"]["message"], "Unknown task: old");
+    let task = created["result"]["taskId"].as_str().unwrap();
+    let kept = client.request_raw("tasks/get", json!({"taskId": task})).await;
+    assert!(kept["result"]["status"].is_string(), "{kept}");
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! Helpers shared by the workspace-level tests: a stdio server process driven line by line,
-//! the Python environment that holds the reference client, and the official conformance suite.
+//! the Python environment that holds the reference client, the official conformance suite, and
+//! ways to wait for events (a task's status, a file) rather than for time.
 
 pub mod conformance;
 pub mod http;
@@ -7,6 +8,8 @@ pub mod postgres;
 pub mod process;
 pub mod python;
 pub mod stdio;
+pub mod tasks;
+pub mod wait;
 
 /// The fixture server's tools (without `--tasks`), in the order `tools/list` gives them: by name.
 pub const FIXTURE_TOOLS: [&str; 12] = [

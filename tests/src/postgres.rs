@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::python::target_dir;
 
@@ -111,12 +111,10 @@ pub fn url() -> String {
             dir.display()
         );
         let log = dir.join("server.log").to_string_lossy().into_owned();
-        run(pg(&bin.join("pg_ctl"), &["-D", &data_arg, "-o", &options, "-l", &log, "-w", "start"]), "start PostgreSQL");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !reachable(port) {
-            assert!(Instant::now() < deadline, "PostgreSQL did not start on port {port}; see {log}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        // `-w` returns once the server accepts connections (`-t`: or fails after 20 s).
+        let start = ["-D", &data_arg, "-o", &options, "-l", &log, "-w", "-t", "20", "start"];
+        run(pg(&bin.join("pg_ctl"), &start), "start PostgreSQL");
+        assert!(reachable(port), "PostgreSQL started but does not accept connections on port {port}; see {log}");
     }
     let created = pg(
         &bin.join("psql"),

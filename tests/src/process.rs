@@ -2,7 +2,9 @@
 
 use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
 
 /// Runs `command` with no input until it exits, or kills it after `timeout` and panics naming
 /// `what`. Returns its status, stdout and stderr; both are drained on threads of their own, so
@@ -22,17 +24,10 @@ pub fn run_to_end(mut command: Command, timeout: Duration, what: &str) -> (ExitS
     };
     let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
     let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the child") {
-            break status;
-        }
-        if started.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not finish in {timeout:?}: {}", err.join().unwrap().unwrap_or_default());
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = child.wait_timeout(timeout).expect("wait for the child") else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{what} did not finish in {timeout:?}: {}", err.join().unwrap().unwrap_or_default());
     };
     (status, out.join().unwrap().unwrap_or_default(), err.join().unwrap().unwrap_or_default())
 }

@@ -6,6 +6,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use wait_timeout::ChildExt;
 
 /// How long a test waits for any one line before failing.
 pub const LINE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -49,16 +50,7 @@ impl StdioProcess {
 
     /// Waits up to `wait` for the process to exit by itself.
     pub fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + wait;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.child.wait_timeout(wait).expect("wait for the server")
     }
 
     /// Writes raw bytes followed by a newline.
@@ -79,18 +71,36 @@ impl StdioProcess {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
     }
 
-    /// The next line if one arrives within `wait`.
-    pub fn try_recv(&mut self, wait: Duration) -> Option<Value> {
-        match self.lines.recv_timeout(wait) {
-            Ok(line) => Some(serde_json::from_str(&line).expect("stdout line is JSON")),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+    /// Reads messages until each of `wanted` has matched one, and returns every message read,
+    /// in order. An answer and the notifications its request caused are not ordered against
+    /// each other, so a test that expects several waits for all of them at once.
+    pub fn recv_until(&mut self, wanted: &[&dyn Fn(&Value) -> bool]) -> Vec<Value> {
+        let mut matched = vec![false; wanted.len()];
+        let mut read = Vec::new();
+        while matched.contains(&false) {
+            let message = self.recv();
+            for (seen, wants) in matched.iter_mut().zip(wanted) {
+                *seen = *seen || wants(&message);
+            }
+            read.push(message);
         }
+        read
     }
 
     /// Sends a request and returns the response to it.
     pub fn call(&mut self, message: &Value) -> Value {
         self.send(message);
         self.recv()
+    }
+
+    /// [`call`](Self::call), reading past the messages before the answer that `skip` allows
+    /// (late notifications of a stream still open, say); any other one fails the test.
+    pub fn call_past(&mut self, message: &Value, skip: &dyn Fn(&Value) -> bool) -> Value {
+        self.send(message);
+        let mut read = self.recv_until(&[&answer_to(message["id"].clone())]);
+        let answer = read.pop().expect("the answer");
+        assert!(read.iter().all(skip), "before the answer to {}: {read:?}", message["id"]);
+        answer
     }
 
     /// Closes stdin (end of input for the server).
@@ -123,4 +133,19 @@ impl Drop for StdioProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Matches the answer (a result or an error) to request `id`.
+pub fn answer_to(id: Value) -> impl Fn(&Value) -> bool {
+    move |message| message.get("method").is_none() && message.get("id") == Some(&id)
+}
+
+/// The listen stream a notification belongs to (`Null` for one of no stream).
+pub fn stream_of(message: &Value) -> &Value {
+    &message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+}
+
+/// Matches a `method` notification on listen stream `stream`.
+pub fn event(method: &'static str, stream: Value) -> impl Fn(&Value) -> bool {
+    move |message| message["method"] == method && *stream_of(message) == stream
 }

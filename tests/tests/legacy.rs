@@ -5,11 +5,10 @@
 //! stateless path.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use mcp_rounds_tests::http::{EventStream, HttpProcess, HttpResponse, request as http};
 use mcp_rounds_tests::request;
-use mcp_rounds_tests::stdio::StdioProcess;
+use mcp_rounds_tests::stdio::{StdioProcess, answer_to};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -128,9 +127,9 @@ fn stdio_versions_are_negotiated_and_a_second_connection_has_its_own_session() {
 #[test]
 fn stdio_rounds_become_live_elicitations_and_answers_are_checked_as_in_2026() {
     let dir = notes_dir("rounds", &[("tps", "TPS report"), ("memo", "Memo"), ("plan", "Plan")]);
-    let mut server = Stdio::start(&dir);
-    server.handshake(json!({"elicitation": {}}));
-    let server = &mut server.server;
+    let mut stdio = Stdio::start(&dir);
+    stdio.handshake(json!({"elicitation": {}}));
+    let server = &mut stdio.server;
 
     // Accept: the form arrives as a live request, and the answer finishes the same call.
     server.send(&call(10, "notes_delete", json!({"title": "tps"})));
@@ -182,12 +181,16 @@ fn stdio_rounds_become_live_elicitations_and_answers_are_checked_as_in_2026() {
     assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
     assert_eq!(withdrawn["params"]["requestId"], ask["id"]);
     server.send(&reply(&ask, accept_first_choice(&ask)));
-    assert!(server.try_recv(Duration::from_millis(300)).is_none(), "a cancelled call is not answered");
-    assert!(exists(&dir, "memo"));
 
     // A response that answers nothing the server asked is dropped, not answered.
     server.send(&json!({"jsonrpc": "2.0", "id": "never-asked", "result": {}}));
     assert_eq!(server.call(&legacy(14, "ping", json!({})))["id"], 14);
+    // Calls still running are waited for at the end of input: an answer to the cancelled call
+    // would be among the last lines.
+    let (rest, status) = stdio.server.finish();
+    assert!(rest.is_empty(), "a cancelled call is not answered: {rest:?}");
+    assert!(status.success());
+    assert!(exists(&dir, "memo"));
 }
 
 #[test]
@@ -249,46 +252,39 @@ fn stdio_subscriptions_and_list_changes_come_from_the_same_changes() {
     let subscribed = server.call(&legacy(2, "resources/subscribe", json!({"uri": "fixture://items/one"})));
     assert_eq!(subscribed["result"], json!({}));
 
-    // The notifications an announcement produced: the `expected` ones may trail the answer (they
-    // are waited for), and anything more would arrive within a moment of them.
-    let announced = |server: &mut StdioProcess, id: i64, arguments: Value, expected: usize| {
+    // The notifications an announcement produced. They may trail its answer; the session
+    // forwards changes in order, so once the prompt list change announced next is in, nothing
+    // more of them can come.
+    let announced = |server: &mut StdioProcess, id: i64, arguments: Value| {
         server.send(&call(id, "announce", arguments));
-        let mut seen = Vec::new();
-        let mut answered = false;
-        while !answered || seen.len() < expected {
-            let message = server.recv();
-            if message["id"] == id {
-                answered = true;
-            } else {
-                seen.push(message);
-            }
-        }
-        while let Some(late) = server.try_recv(Duration::from_millis(200)) {
-            seen.push(late);
-        }
+        let mut seen = server.recv_until(&[&answer_to(json!(id))]);
+        server.send(&call(id + 1000, "announce", json!({"kind": "prompts"})));
+        let sentinel = |m: &Value| m["method"] == "notifications/prompts/list_changed";
+        seen.extend(server.recv_until(&[&answer_to(json!(id + 1000)), &sentinel]));
+        seen.retain(|m| m.get("method").is_some() && !sentinel(m));
         seen
     };
-    let seen = announced(server, 3, json!({"kind": "updated", "uri": "fixture://items/one"}), 1);
+    let seen = announced(server, 3, json!({"kind": "updated", "uri": "fixture://items/one"}));
     assert_eq!(
         seen,
         [
             json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "fixture://items/one"}})
         ]
     );
-    let seen = announced(server, 4, json!({"kind": "updated", "uri": "fixture://items/two"}), 0);
+    let seen = announced(server, 4, json!({"kind": "updated", "uri": "fixture://items/two"}));
     assert!(seen.is_empty(), "not subscribed: {seen:?}");
-    let seen = announced(server, 5, json!({"kind": "tools"}), 1);
+    let seen = announced(server, 5, json!({"kind": "tools"}));
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0]["method"], "notifications/tools/list_changed");
 
     server.call(&legacy(6, "resources/unsubscribe", json!({"uri": "fixture://items/one"})));
-    let seen = announced(server, 7, json!({"kind": "updated", "uri": "fixture://items/one"}), 0);
+    let seen = announced(server, 7, json!({"kind": "updated", "uri": "fixture://items/one"}));
     assert!(seen.is_empty(), "unsubscribed: {seen:?}");
 
     // The fixture's policy keeps anonymous callers off this one; the answer does not say so.
     let refused = server.call(&legacy(8, "resources/subscribe", json!({"uri": "fixture://items/private"})));
     assert_eq!(refused["result"], json!({}));
-    let seen = announced(server, 9, json!({"kind": "updated", "uri": "fixture://items/private"}), 0);
+    let seen = announced(server, 9, json!({"kind": "updated", "uri": "fixture://items/private"}));
     assert!(seen.is_empty(), "the policy refused it: {seen:?}");
 }
 

@@ -2,6 +2,7 @@
 //! instances race for it, claims that roll back with the mutation they authorize, lost
 //! connections that never claim twice or lose a claim, and pruning.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use mcp_rounds::form::FormRequest;
@@ -13,6 +14,7 @@ use mcp_rounds::testing::{TestClient, task_record, task_store_contract};
 use mcp_rounds::{Form, Rounds, Server, ToolError, handlers, tool};
 use mcp_rounds_tests::postgres;
 use serde_json::json;
+use tokio::sync::Barrier;
 
 fn nonce() -> [u8; 16] {
     let mut nonce = [0u8; 16];
@@ -48,14 +50,17 @@ async fn racing_instances_let_exactly_one_claim_through() {
     let instances = [store().await, store().await, store().await];
     for _ in 0..20 {
         let n = nonce();
+        // All claim at the same moment: the others try while the winner holds its claim open, or
+        // right after it committed; either way exactly one gets through.
+        let start = Arc::new(Barrier::new(16));
         let tasks: Vec<_> = (0..16)
             .map(|i| {
                 let store = instances[i % instances.len()].clone();
+                let start = start.clone();
                 tokio::spawn(async move {
+                    start.wait().await;
                     match store.begin(n, soon()).await.unwrap() {
                         Some(claim) => {
-                            // Hold it a moment, as a tool would, while the others wait.
-                            tokio::time::sleep(Duration::from_millis(2)).await;
                             claim.commit().await.unwrap();
                             1
                         }
@@ -105,13 +110,10 @@ async fn a_lost_connection_fails_that_claim_and_the_pool_reconnects() {
     terminate_sessions(&watcher, &name).await;
     let mut reconnected = None;
     for _ in 0..5 {
-        match store.begin(n, soon()).await {
-            Ok(claim) => {
-                reconnected = claim;
-                break;
-            }
-            // A connection that died idle in the pool may fail once before it is replaced.
-            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        // A connection that died idle in the pool fails once, and is replaced at once.
+        if let Ok(claim) = store.begin(n, soon()).await {
+            reconnected = claim;
+            break;
         }
     }
     reconnected.expect("the nonce is free").commit().await.unwrap();
@@ -232,9 +234,7 @@ async fn a_mutation_in_the_claims_transaction_commits_or_rolls_back_with_it() {
 }
 
 mod fan_out {
-    use std::time::{Duration, Instant};
-
-    use mcp_rounds_tests::stdio::StdioProcess;
+    use mcp_rounds_tests::stdio::{StdioProcess, answer_to, event, stream_of};
     use mcp_rounds_tests::{postgres, request};
     use serde_json::{Value, json};
 
@@ -246,18 +246,24 @@ mod fan_out {
         )
     }
 
+    /// Opens listen stream `id` for list changes of every kind.
     fn listen(server: &mut StdioProcess, id: &str) {
-        server.send(&request(json!(id), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})));
-        assert_eq!(server.recv()["method"], "notifications/subscriptions/acknowledged");
+        let kinds = json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
+        server.send(&request(json!(id), "subscriptions/listen", json!({"notifications": kinds})));
+        server.recv_until(&[&event("notifications/subscriptions/acknowledged", json!(id))]);
     }
 
-    /// Everything `server` sends within `wait` after its last message.
-    fn drain(server: &mut StdioProcess, wait: Duration) -> Vec<Value> {
-        let mut seen = Vec::new();
-        while let Some(message) = server.try_recv(wait) {
-            seen.push(message);
-        }
-        seen
+    fn announce(server: &mut StdioProcess, id: i64, kind: &str) {
+        server.send(&request(json!(id), "tools/call", json!({"name": "announce", "arguments": {"kind": kind}})));
+    }
+
+    /// The events among `messages`, as (method, stream).
+    fn events(messages: &[Value]) -> Vec<(String, Value)> {
+        messages.iter().filter_map(|m| Some((m["method"].as_str()?.to_owned(), stream_of(m).clone()))).collect()
+    }
+
+    fn kind(method: &str, stream: &str) -> (String, Value) {
+        (format!("notifications/{method}/list_changed"), json!(stream))
     }
 
     #[test]
@@ -267,62 +273,42 @@ mod fan_out {
         listen(&mut a, "on-a");
         listen(&mut b, "on-b");
 
-        // The tool's answer and its own listen's event may come in either order.
-        a.send(&request(json!(1), "tools/call", json!({"name": "announce", "arguments": {"kind": "tools"}})));
-        let mut early_on_a = Vec::new();
-        let answer = loop {
-            let message = a.recv();
-            if message["id"] == 1 {
-                break message;
-            }
-            early_on_a.push(message);
-        };
+        // Announced on a, then a second change there. Both travel to b in the order a sent
+        // them, so once the second is in, b has all it will get of the first.
+        announce(&mut a, 1, "tools");
+        let mut on_a = a.recv_until(&[&answer_to(json!(1))]);
+        let answer = on_a.last().unwrap();
         assert_eq!(answer["result"]["content"][0]["text"], "announced tools", "{answer}");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut on_b = Vec::new();
-        while on_b.is_empty() && Instant::now() < deadline {
-            on_b = drain(&mut b, Duration::from_millis(300));
-        }
-        let mut on_a = early_on_a;
-        on_a.extend(drain(&mut a, Duration::from_millis(300)));
-        on_b.extend(drain(&mut b, Duration::from_millis(300)));
-        let kinds =
-            |seen: &[Value]| seen.iter().map(|m| m["method"].as_str().unwrap_or("").to_owned()).collect::<Vec<_>>();
+        announce(&mut a, 2, "prompts");
+        let on_b = b.recv_until(&[&event("notifications/prompts/list_changed", json!("on-b"))]);
+        assert_eq!(events(&on_b), [kind("tools", "on-b"), kind("prompts", "on-b")], "once on the other instance");
+        // Then a change on b, which reaches a after anything of a's own that came back to it.
+        announce(&mut b, 3, "resources");
+        on_a.extend(
+            a.recv_until(&[&answer_to(json!(2)), &event("notifications/resources/list_changed", json!("on-a"))]),
+        );
         assert_eq!(
-            kinds(&on_a),
-            ["notifications/tools/list_changed"],
+            events(&on_a),
+            [kind("tools", "on-a"), kind("prompts", "on-a"), kind("resources", "on-a")],
             "once where it was announced, never echoed back"
         );
-        assert_eq!(kinds(&on_b), ["notifications/tools/list_changed"], "once on the other instance");
-        assert_eq!(on_b[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "on-b");
 
-        // The relay's connection is cut: events may have been missed, so listen streams end
-        // with their final result and their clients listen again.
+        // The relays' connections are cut: events may have been missed, so listen streams end
+        // with their final result (once their relay is back) and their clients listen again.
         let conn = std::process::Command::new("psql")
             .args([&url, "-qtAc", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'mcp-rounds-changes'"])
             .output()
             .unwrap();
         assert!(conn.status.success());
-        let deadline = Instant::now() + Duration::from_secs(15);
-        let mut ended = None;
-        while ended.is_none() && Instant::now() < deadline {
-            ended = drain(&mut b, Duration::from_millis(300)).into_iter().find(|m| m["id"] == "on-b");
+        for (server, stream) in [(&mut a, "on-a"), (&mut b, "on-b")] {
+            let ended = server.recv_until(&[&answer_to(json!(stream))]).pop().unwrap();
+            assert_eq!(ended["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], stream);
         }
-        let ended = ended.expect("the listen on b ended after its relay reconnected");
-        assert_eq!(ended["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "on-b");
 
-        // And the relay works again afterwards.
+        // Both relays are connected again: the next change made on a reaches b.
         listen(&mut b, "again");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut seen = Vec::new();
-        while seen.is_empty() && Instant::now() < deadline {
-            a.send(&request(json!(2), "tools/call", json!({"name": "announce", "arguments": {"kind": "tools"}})));
-            seen = drain(&mut b, Duration::from_millis(300));
-        }
-        assert_eq!(
-            seen.first().map(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone()),
-            Some(json!("again"))
-        );
+        announce(&mut a, 4, "tools");
+        b.recv_until(&[&event("notifications/tools/list_changed", json!("again"))]);
     }
 }
 

@@ -2,10 +2,8 @@
 //! every event tagged with its own listen's id, several listens on one connection, graceful
 //! ends.
 
-use std::time::Duration;
-
 use mcp_rounds_tests::request;
-use mcp_rounds_tests::stdio::StdioProcess;
+use mcp_rounds_tests::stdio::{StdioProcess, answer_to, event, stream_of};
 use serde_json::{Value, json};
 
 fn fixture() -> StdioProcess {
@@ -26,18 +24,14 @@ fn announce(id: i64, kind: &str, uri: Option<&str>) -> Value {
 
 /// Reads lines until the response with `id`, returning the notifications seen before it.
 fn until_response(server: &mut StdioProcess, id: Value) -> Vec<Value> {
-    let mut notifications = Vec::new();
-    loop {
-        let message = server.recv();
-        if message.get("id") == Some(&id) && message.get("method").is_none() {
-            return notifications;
-        }
-        notifications.push(message);
-    }
+    let mut notifications = server.recv_until(&[&answer_to(id)]);
+    notifications.pop();
+    notifications
 }
 
-fn subscription(message: &Value) -> &Value {
-    &message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+/// The notifications among `messages`, as (method, stream) pairs.
+fn summary(messages: &[Value]) -> Vec<(String, Value)> {
+    messages.iter().filter_map(|m| Some((m["method"].as_str()?.to_owned(), stream_of(m).clone()))).collect()
 }
 
 #[test]
@@ -46,7 +40,7 @@ fn two_listens_on_one_connection_each_get_only_their_own_events() {
     server.send(&listen(json!("tools-only"), json!({"toolsListChanged": true, "promptsListChanged": true})));
     let ack = server.recv();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(subscription(&ack), "tools-only");
+    assert_eq!(stream_of(&ack), "tools-only");
     assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true, "promptsListChanged": true}));
 
     server.send(&listen(
@@ -58,53 +52,76 @@ fn two_listens_on_one_connection_each_get_only_their_own_events() {
         }),
     ));
     let ack = server.recv();
-    assert_eq!(subscription(&ack), 7, "the id keeps its type");
+    assert_eq!(stream_of(&ack), 7, "the id keeps its type");
     assert_eq!(
         ack["params"]["notifications"],
         json!({"resourcesListChanged": true, "resourceSubscriptions": ["fixture://items/1"]}),
         "only what the server can honour is acknowledged"
     );
 
-    let seen = {
-        server.send(&announce(100, "tools", None));
-        let mut seen = until_response(&mut server, json!(100));
-        server.send(&announce(101, "resources", None));
-        seen.extend(until_response(&mut server, json!(101)));
-        server.send(&announce(102, "updated", Some("fixture://items/1")));
-        seen.extend(until_response(&mut server, json!(102)));
-        server.send(&announce(103, "updated", Some("fixture://items/2")));
-        seen.extend(until_response(&mut server, json!(103)));
-        // Events may trail the tool's answer: give them a moment, then collect the rest.
-        while let Some(late) = server.try_recv(Duration::from_millis(300)) {
-            seen.push(late);
-        }
-        seen
-    };
-    let summary: Vec<(String, Value)> =
-        seen.iter().map(|m| (m["method"].as_str().unwrap().to_owned(), subscription(m).clone())).collect();
-    assert_eq!(summary.len(), 3, "{summary:?}");
-    assert!(summary.contains(&("notifications/tools/list_changed".into(), json!("tools-only"))));
-    assert!(summary.contains(&("notifications/resources/list_changed".into(), json!(7))));
-    assert!(summary.contains(&("notifications/resources/updated".into(), json!(7))));
+    // The answers and the events they cause come in any order: wait for all of them.
+    server.send(&announce(100, "tools", None));
+    server.send(&announce(101, "resources", None));
+    server.send(&announce(102, "updated", Some("fixture://items/1")));
+    server.send(&announce(103, "updated", Some("fixture://items/2")));
+    let mut seen = server.recv_until(&[
+        &answer_to(json!(100)),
+        &answer_to(json!(101)),
+        &answer_to(json!(102)),
+        &answer_to(json!(103)),
+        &event("notifications/tools/list_changed", json!("tools-only")),
+        &event("notifications/resources/list_changed", json!(7)),
+        &event("notifications/resources/updated", json!(7)),
+    ]);
+    // Each listen delivers its events in order: once one more event of each is in, nothing
+    // else the announcements above gave them can still be on its way.
+    server.send(&announce(104, "prompts", None));
+    server.send(&announce(105, "resources", None));
+    seen.extend(server.recv_until(&[
+        &answer_to(json!(104)),
+        &answer_to(json!(105)),
+        &event("notifications/prompts/list_changed", json!("tools-only")),
+        &event("notifications/resources/list_changed", json!(7)),
+    ]));
+    let order =
+        |kinds: &mut Vec<(String, Value)>| kinds.sort_by_key(|(method, stream)| (stream.to_string(), method.clone()));
+    let mut kinds = summary(&seen);
+    order(&mut kinds);
+    let mut expected: Vec<(String, Value)> = [
+        ("notifications/tools/list_changed", json!("tools-only")),
+        ("notifications/resources/list_changed", json!(7)),
+        ("notifications/resources/updated", json!(7)),
+        // The two that showed nothing else was coming.
+        ("notifications/prompts/list_changed", json!("tools-only")),
+        ("notifications/resources/list_changed", json!(7)),
+    ]
+    .map(|(method, stream)| (method.to_owned(), stream))
+    .to_vec();
+    order(&mut expected);
+    assert_eq!(kinds, expected, "{seen:?}");
     let updated = seen.iter().find(|m| m["method"] == "notifications/resources/updated").unwrap();
     assert_eq!(updated["params"]["uri"], "fixture://items/1");
 
-    // Cancelling one listen ends it silently; the other keeps going.
+    // Cancelling one listen ends it silently; the other keeps going. The cancelled one's work
+    // is waited for at the end of input, so anything it sent is in `rest`.
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "tools-only"}}));
-    server.send(&announce(104, "tools", None));
-    server.send(&announce(105, "resources", None));
-    let mut seen = until_response(&mut server, json!(105));
-    while let Some(late) = server.try_recv(Duration::from_millis(300)) {
-        seen.push(late);
-    }
-    let ids: Vec<&Value> = seen.iter().filter(|m| m.get("method").is_some()).map(subscription).collect();
-    assert_eq!(ids, [&json!(7)], "{seen:?}");
+    server.send(&announce(106, "tools", None));
+    server.send(&announce(107, "resources", None));
+    let mut seen = server.recv_until(&[
+        &answer_to(json!(106)),
+        &answer_to(json!(107)),
+        &event("notifications/resources/list_changed", json!(7)),
+    ]);
 
     // End of input ends the remaining listen gracefully: a result carrying its id.
     let (rest, status) = server.finish();
-    let end = rest.iter().find(|m| m["id"] == 7).expect("a final result for the open listen");
+    assert_eq!(rest.len(), 1, "only the open listen's end: {rest:?}");
+    let end = &rest[0];
+    assert_eq!(end["id"], 7);
     assert_eq!(end["result"]["resultType"], "complete");
     assert_eq!(end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    seen.extend(rest);
+    assert_eq!(summary(&seen), [("notifications/resources/list_changed".to_owned(), json!(7))], "{seen:?}");
     assert!(status.success());
 }
 
@@ -147,13 +164,12 @@ fn resources_the_caller_may_not_follow_are_left_out_of_the_acknowledgement() {
     ));
     let ack = server.recv();
     assert_eq!(ack["params"]["notifications"], json!({"resourceSubscriptions": ["fixture://items/2"]}));
-    // Nothing about the refused one arrives, even when it changes.
+    // Nothing about the refused one arrives, even when it changes: it would come before the
+    // update announced after it.
     server.send(&announce(1, "updated", Some("fixture://items/private")));
+    let mut seen = server.recv_until(&[&answer_to(json!(1))]);
     server.send(&announce(2, "updated", Some("fixture://items/2")));
-    let mut seen = until_response(&mut server, json!(2));
-    while let Some(late) = server.try_recv(Duration::from_millis(300)) {
-        seen.push(late);
-    }
+    seen.extend(server.recv_until(&[&answer_to(json!(2)), &event("notifications/resources/updated", json!("mine"))]));
     let updates: Vec<&Value> = seen.iter().filter(|m| m["method"] == "notifications/resources/updated").collect();
     assert_eq!(updates.len(), 1, "{seen:?}");
     assert_eq!(updates[0]["params"]["uri"], "fixture://items/2");

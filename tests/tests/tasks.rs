@@ -8,12 +8,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mcp_rounds_tests::http::{HttpProcess, request as http};
-use mcp_rounds_tests::meta;
-use mcp_rounds_tests::stdio::StdioProcess;
+use mcp_rounds_tests::stdio::{StdioProcess, answer_to, event, stream_of};
+use mcp_rounds_tests::tasks::{TASKS, await_task};
+use mcp_rounds_tests::{meta, wait};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fixture-server");
-const TASKS: &str = "io.modelcontextprotocol/tasks";
+/// The task lease of the restart test.
+const LEASE_MS: u64 = 600;
 
 fn with_tasks() -> Value {
     json!({"elicitation": {}, "extensions": {TASKS: {}}})
@@ -35,6 +37,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A notification of a stream an earlier [`Client::wait_for`] opened: they stay open.
+fn from_an_earlier_wait(message: &Value) -> bool {
+    message.get("id").is_none() && stream_of(message).as_str().is_some_and(|s| s.starts_with("wait-"))
+}
+
 struct Client {
     server: StdioProcess,
     next: i64,
@@ -45,9 +52,13 @@ impl Client {
         Client { server: StdioProcess::spawn(BIN, args), next: 100 }
     }
 
+    fn call(&mut self, message: &Value) -> Value {
+        self.server.call_past(message, &from_an_earlier_wait)
+    }
+
     fn ask(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
-        self.server.call(&message(self.next, method, params, with_tasks()))
+        self.call(&message(self.next, method, params, with_tasks()))
     }
 
     fn result(&mut self, method: &str, params: Value) -> Value {
@@ -65,17 +76,10 @@ impl Client {
         self.result("tasks/get", json!({"taskId": task}))
     }
 
-    /// Polls until the task is `status` (or fails the test after 10 s).
+    /// Waits, on a listen stream, until the task is `status`.
     fn wait_for(&mut self, task: &str, status: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let seen = self.get(task);
-            if seen["status"] == status {
-                return seen;
-            }
-            assert!(Instant::now() < deadline, "task {task} never became {status}: {seen}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.next += 1;
+        await_task(&mut self.server, &format!("wait-{}", self.next), task, status, &from_an_earlier_wait)
     }
 }
 
@@ -87,7 +91,7 @@ fn a_task_tool_is_a_task_only_for_a_client_that_declared_the_extension() {
     let discover = client.result("server/discover", json!({}));
     assert_eq!(discover["capabilities"]["extensions"][TASKS], json!({}));
 
-    let plain = client.server.call(&call(1, "slow_task", json!({"ms": 50, "label": "plain"}), json!({})));
+    let plain = client.call(&call(1, "slow_task", json!({"ms": 50, "label": "plain"}), json!({})));
     assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
     assert_eq!(plain["result"]["content"][0]["text"], "plain done after 50 ms");
 
@@ -110,10 +114,10 @@ fn a_task_tool_is_a_task_only_for_a_client_that_declared_the_extension() {
     assert!(done["lastUpdatedAt"].as_str().unwrap() >= done["createdAt"].as_str().unwrap());
 
     // Required-task tools refuse a client without the extension, naming it.
-    let refused = client.server.call(&call(2, "asking_task", json!({}), json!({"elicitation": {}})));
+    let refused = client.call(&call(2, "asking_task", json!({}), json!({"elicitation": {}})));
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
     assert_eq!(refused["error"]["data"]["requiredCapabilities"]["extensions"][TASKS], json!({}));
-    let refused = client.server.call(&message(3, "tasks/get", json!({"taskId": task}), json!({})));
+    let refused = client.call(&message(3, "tasks/get", json!({"taskId": task}), json!({})));
     assert_eq!(refused["error"]["code"], -32021, "the capability is checked before the task is looked up");
     let unknown = client.ask("tasks/get", json!({"taskId": "no-such-task"}));
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
@@ -132,13 +136,11 @@ fn cancelling_a_task_signals_the_tool_and_the_cancellation_stands() {
     assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
     assert!(cancelled.get("result").is_none() && cancelled.get("error").is_none());
 
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !dir.join("long.cancelled").exists() {
-        assert!(Instant::now() < deadline, "the tool never saw the cancellation");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // The tool ended (with its own error) after the cancellation: that does not undo it.
-    std::thread::sleep(Duration::from_millis(200));
+    // The tool leaves a marker when it sees the cancellation, then ends with its own error.
+    wait::for_file(&dir.join("long.cancelled"));
+    // That end does not undo the cancellation. The worker records (here: drops) it right after
+    // the marker, without waiting for anything, but sends nothing a test could wait for: the
+    // task is read once the marker is there.
     assert_eq!(client.get(&task)["status"], "cancelled");
     assert_eq!(client.result("tasks/cancel", json!({"taskId": task})), json!({"resultType": "complete"}));
 }
@@ -187,38 +189,46 @@ fn listen_streams_carry_the_tasks_they_asked_for() {
     let dir = scratch("listen");
     let mut client = Client::start(&["--tasks", "--notes", dir.to_str().unwrap()]);
     let task = client.start_task("slow_task", json!({"ms": 60_000, "label": "heard"}));
+    let next = client.start_task("slow_task", json!({"ms": 60_000, "label": "next"}));
 
-    let refused = client.server.call(&message(
-        1,
-        "subscriptions/listen",
-        json!({"notifications": {"taskIds": [task]}}),
-        json!({}),
-    ));
+    let refused =
+        client.call(&message(1, "subscriptions/listen", json!({"notifications": {"taskIds": [task]}}), json!({})));
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
 
     client.server.send(&message(
         2,
         "subscriptions/listen",
-        json!({"notifications": {"taskIds": [task, "someone-elses"]}}),
+        json!({"notifications": {"taskIds": [task, next, "someone-elses"]}}),
         with_tasks(),
     ));
     let ack = client.server.recv();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([task]), "only tasks the caller can see");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([task, next]), "only tasks the caller can see");
+    let about = |task: &str| {
+        let task = task.to_owned();
+        move |m: &Value| event("notifications/tasks", json!(2))(m) && m["params"]["taskId"] == task.as_str()
+    };
     // A change made after the stream opened: the cancellation (and its answer, in either order).
     client.server.send(&message(3, "tasks/cancel", json!({"taskId": task}), with_tasks()));
-    let mut event = client.server.recv();
-    if event["id"] == 3 {
-        event = client.server.recv();
-    } else {
-        assert_eq!(client.server.recv()["id"], 3);
-    }
-    assert_eq!(event["method"], "notifications/tasks", "{event}");
-    assert_eq!(event["params"]["taskId"], task.as_str());
+    let mut seen = client.server.recv_until(&[&answer_to(json!(3)), &about(&task)]);
+    let event = seen.iter().find(|m| about(&task)(m)).unwrap().clone();
     assert_eq!(event["params"]["status"], "cancelled");
     assert_eq!(event["params"]["statusMessage"], "Cancelled by the client");
-    assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
-    assert_eq!(client.server.try_recv(Duration::from_millis(300)), None, "one change, one event");
+    // The tool sees the cancellation and ends after it; then a change of the other task. The
+    // stream delivers in order: a second event about the first would come before this one.
+    wait::for_file(&dir.join("heard.cancelled"));
+    client.server.send(&message(4, "tasks/cancel", json!({"taskId": next}), with_tasks()));
+    seen.extend(client.server.recv_until(&[&answer_to(json!(4)), &about(&next)]));
+    let events: Vec<(&Value, &Value)> = seen
+        .iter()
+        .filter(|m| m.get("method").is_some())
+        .map(|m| (&m["params"]["taskId"], &m["params"]["status"]))
+        .collect();
+    assert_eq!(
+        events,
+        [(&json!(task), &json!("cancelled")), (&json!(next), &json!("cancelled"))],
+        "one change, one event"
+    );
 }
 
 #[test]
@@ -259,16 +269,23 @@ fn one_principals_tasks_do_not_exist_for_another() {
 fn task_records_survive_a_restart_running_ones_fail_waiting_ones_resume() {
     let dir = scratch("restart");
     let db = dir.join("tasks.sqlite3");
-    let args = ["--task-db", db.to_str().unwrap(), "--task-lease-ms", "600", "--notes", dir.to_str().unwrap()];
+    let lease = LEASE_MS.to_string();
+    let args = ["--task-db", db.to_str().unwrap(), "--task-lease-ms", &lease, "--notes", dir.to_str().unwrap()];
 
     let mut first = Client::start(&args);
     let running = first.start_task("slow_task", json!({"ms": 60_000, "label": "interrupted"}));
     let waiting = first.start_task("asking_task", json!({}));
     first.wait_for(&waiting, "input_required");
     drop(first); // killed, not shut down
+    // The running task's lease was last renewed before the kill, so it has run out a lease
+    // later (plus a millisecond for rounding, one for the clocks). Nothing announces that: the
+    // next instance finds out when asked, so this waits for the moment itself.
+    let expired = Instant::now() + Duration::from_millis(LEASE_MS + 2);
 
     let mut second = Client::start(&args);
-    let failed = second.wait_for(&running, "failed");
+    wait::until(expired);
+    let failed = second.get(&running);
+    assert_eq!(failed["status"], "failed", "{failed}");
     assert_eq!(failed["error"]["code"], -32603);
     assert!(failed["error"]["message"].as_str().unwrap().contains("stopped before it finished"), "{failed}");
     assert!(failed["statusMessage"].is_string());
@@ -293,11 +310,9 @@ fn a_cancellation_made_on_another_instance_reaches_the_running_tool() {
     let task = running_here.start_task("slow_task", json!({"ms": 60_000, "label": "remote"}));
     assert_eq!(elsewhere.get(&task)["status"], "working", "the other instance sees it");
     assert_eq!(elsewhere.result("tasks/cancel", json!({"taskId": task})), json!({"resultType": "complete"}));
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !dir.join("remote.cancelled").exists() {
-        assert!(Instant::now() < deadline, "the running tool never saw the cancellation made elsewhere");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // The instance running it sees the cancellation when it next renews the lease, and the
+    // tool leaves a marker.
+    wait::for_file(&dir.join("remote.cancelled"));
     assert_eq!(running_here.get(&task)["status"], "cancelled");
 }
 
@@ -327,6 +342,8 @@ fn a_task_sends_no_progress_for_a_request_already_answered() {
     // As a task: the answer is the task, and the request hears nothing more.
     let created = client.server.call(&with_token(2, with_tasks()));
     let task = created["result"]["taskId"].as_str().unwrap().to_owned();
-    assert_eq!(client.server.try_recv(Duration::from_millis(400)), None, "no progress after the answer");
-    assert_eq!(client.get(&task)["status"], "completed");
+    // Progress the tool reported would come before the task's end, and the wait for that end
+    // fails on any message it did not ask for.
+    let done = await_task(&mut client.server, "done", &task, "completed", &|_| false);
+    assert_eq!(done["result"]["content"][0]["text"], "p done after 200 ms");
 }

@@ -5,12 +5,12 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::*;
 use mcp_rounds_tests::http::{HttpProcess, HttpResponse, request as http_request};
-use mcp_rounds_tests::request;
 use mcp_rounds_tests::stdio::StdioProcess;
+use mcp_rounds_tests::{request, wait};
 use serde_json::{Value, json};
 
 fn read(id: i64, uri: &str) -> Value {
@@ -593,8 +593,11 @@ fn an_expired_state_is_refused() {
     let (_, delete_state) = input_required(&ask(&mut server, &first));
     let summary = summarize(2, &ws, None);
     let (_, summary_state) = input_required(&ask(&mut server, &summary));
+    // Both states were signed before this answer came, for the shortest lifetime the config
+    // allows (1 s), so a second from now (and a millisecond for the clocks) they have expired.
+    // Nothing announces an expiry: this waits for that moment.
+    wait::until(Instant::now() + Duration::from_millis(1_001));
 
-    std::thread::sleep(Duration::from_millis(1_500));
     assert_state_refused(&ask(&mut server, &retry(&first, 3, accept("tps-report-2026-q1"), &delete_state)));
     assert_state_refused(&ask(&mut server, &retry(&first, 4, cancel(), &delete_state)));
     let picks = model_says("picks", r#"["roadmap-meeting"]"#);
@@ -686,7 +689,10 @@ fn notifications_get_no_response() {
     // Were any of them answered, that answer would come before this one.
     let listed = ask(&mut server, &tool(1, "notes_list", json!({"workspaceUri": ws}), json!({})));
     assert_eq!(listed_ids(&listed), real_notes());
-    assert_eq!(server.try_recv(Duration::from_millis(300)), None);
+    // Nor after it: everything the server still writes comes before it exits at end of input.
+    let (rest, status) = server.finish();
+    assert_eq!(rest, Vec::<Value>::new());
+    assert!(status.success());
 }
 
 fn post(address: &str, authorization: Option<&str>, message: &Value) -> HttpResponse {

@@ -4,21 +4,13 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
 use common::{DataDir, SALARIES, tool};
+use mcp_rounds_tests::stdio::stream_of;
+use mcp_rounds_tests::tasks::{TASKS, await_task, task_request};
 use serde_json::{Value, json};
-
-const TASKS: &str = "io.modelcontextprotocol/tasks";
 
 fn with_tasks() -> Value {
     json!({"extensions": {TASKS: {}}})
-}
-
-fn task_request(id: i64, method: &str, task: &str) -> Value {
-    let mut message = mcp_rounds_tests::request(json!(id), method, json!({"taskId": task}));
-    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = with_tasks();
-    message
 }
 
 /// What an export of the seeded workspace must hold: every note in id order, from the disk.
@@ -53,29 +45,20 @@ fn an_export_is_a_task_for_clients_that_take_one_and_a_result_for_others() {
     let created = server.call(&tool(3, "notes_export", json!({"workspaceUri": ws}), with_tasks()));
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let task = created["result"]["taskId"].as_str().unwrap().to_owned();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let done = loop {
-        let seen = server.call(&task_request(4, "tasks/get", &task));
-        if seen["result"]["status"] == "completed" {
-            break seen;
-        }
-        assert_eq!(seen["result"]["status"], "working", "{seen}");
-        assert!(Instant::now() < deadline, "the export never finished");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(done["result"]["result"]["structuredContent"], json!({"count": count, "markdown": markdown}));
+    let done = await_task(&mut server, "export", &task, "completed", &|_| false);
+    assert_eq!(done["result"]["structuredContent"], json!({"count": count, "markdown": markdown}));
     assert!(!markdown.contains(SALARIES), "the private note is outside the workspace");
 
     // The scope holds inside a task too: another principal's workspace is refused at once.
-    let outside =
-        server.call(&tool(5, "notes_export", json!({"workspaceUri": data.sibling_uri("private")}), with_tasks()));
+    let outside = tool(5, "notes_export", json!({"workspaceUri": data.sibling_uri("private")}), with_tasks());
+    let outside = server.call_past(&outside, &|m| *stream_of(m) == "export");
     assert_eq!(outside["result"]["isError"], true, "{outside}");
     assert!(!outside.to_string().contains("Salaries"));
 
     // The task record lives in the data directory's database: a new process still answers.
     drop(server);
     let mut again = data.stdio();
-    let later = again.call(&task_request(6, "tasks/get", &task));
+    let later = again.call(&task_request(json!(6), "tasks/get", json!({"taskId": task})));
     assert_eq!(later["result"]["status"], "completed", "{later}");
     assert_eq!(later["result"]["result"]["structuredContent"]["count"], count);
 }

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
 
 use mcp_rounds_tests::stdio::StdioProcess;
+use mcp_rounds_tests::tasks::{await_task, task_request};
 use mcp_rounds_tests::{postgres, request};
 use serde_json::{Value, json};
 
@@ -132,23 +132,9 @@ fn a_listener_on_one_instance_hears_of_a_note_created_through_another() {
     ));
     assert!(created["result"]["structuredContent"]["id"].is_string(), "{created}");
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let listener = &mut instances.servers[1];
-    loop {
-        let event = listener.try_recv(Duration::from_millis(200));
-        if let Some(event) = event {
-            assert_eq!(event["method"], "notifications/resources/list_changed", "{event}");
-            assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "follow");
-            break;
-        }
-        assert!(Instant::now() < deadline, "no list_changed reached the other instance");
-    }
-}
-
-fn with_tasks(mut message: Value) -> Value {
-    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
-    message
+    let event = instances.servers[1].recv();
+    assert_eq!(event["method"], "notifications/resources/list_changed", "{event}");
+    assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "follow");
 }
 
 #[test]
@@ -156,23 +142,15 @@ fn a_task_started_on_one_instance_is_answered_by_every_other() {
     let mut instances = start("tasks", 3);
     let workspace = workspace_uri(&instances.dir);
     let export = json!({"name": "notes_export", "arguments": {"workspaceUri": workspace}});
-    let created = instances.servers[0].call(&with_tasks(request(json!(1), "tools/call", export)));
+    let created = instances.servers[0].call(&task_request(json!(1), "tools/call", export));
     let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
 
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let done = loop {
-        let seen = instances.servers[2].call(&with_tasks(request(json!(2), "tasks/get", json!({"taskId": task}))));
-        assert!(seen["result"].is_object(), "another instance knows the task: {seen}");
-        if seen["result"]["status"] == "completed" {
-            break seen;
-        }
-        assert!(Instant::now() < deadline, "never completed: {seen}");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(done["result"]["result"]["structuredContent"]["count"], 6);
+    // Another instance knows the task, and hears of its end (through the fan-out).
+    let done = await_task(&mut instances.servers[2], "watch", &task, "completed", &|_| false);
+    assert_eq!(done["result"]["structuredContent"]["count"], 6);
     // Cancelling a finished task from a third instance is acknowledged and changes nothing.
-    let ack = instances.servers[1].call(&with_tasks(request(json!(3), "tasks/cancel", json!({"taskId": task}))));
+    let ack = instances.servers[1].call(&task_request(json!(3), "tasks/cancel", json!({"taskId": task})));
     assert_eq!(ack["result"], json!({"resultType": "complete"}));
-    let after = instances.servers[0].call(&with_tasks(request(json!(4), "tasks/get", json!({"taskId": task}))));
+    let after = instances.servers[0].call(&task_request(json!(4), "tasks/get", json!({"taskId": task})));
     assert_eq!(after["result"]["status"], "completed");
 }

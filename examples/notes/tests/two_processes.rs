@@ -5,7 +5,6 @@
 mod common;
 
 use std::sync::Barrier;
-use std::time::{Duration, Instant};
 
 use common::*;
 use mcp_rounds_tests::request;
@@ -111,19 +110,11 @@ fn the_same_accepted_state_fired_at_both_at_once_deletes_exactly_one_note() {
     eprintln!("wins over {ROUNDS} rounds: A {}, B {}", wins[0], wins[1]);
 }
 
-/// Reads `server` until a message with `method` arrives (within a few seconds), returning it
-/// and everything read before it.
+/// Reads `server` until a message with `method` arrives, returning it and everything read
+/// before it.
 fn wait_for(server: &mut StdioProcess, method: &str) -> (Value, Vec<Value>) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut before = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let message = server.try_recv(left).unwrap_or_else(|| panic!("no {method} within 5 s; saw {before:?}"));
-        if message["method"] == method {
-            return (message, before);
-        }
-        before.push(message);
-    }
+    let mut before = server.recv_until(&[&|m: &Value| m["method"] == method]);
+    (before.pop().unwrap(), before)
 }
 
 #[test]
@@ -132,7 +123,8 @@ fn a_listener_on_one_process_hears_changes_made_through_the_other() {
     let ws = data.workspace_uri();
     let (mut a, mut b) = (data.stdio(), data.stdio());
     let subscribed = "notes://workspace/roadmap-meeting";
-    let filter = json!({"resourcesListChanged": true, "resourceSubscriptions": [subscribed]});
+    let last = "notes://workspace/reading-list";
+    let filter = json!({"resourcesListChanged": true, "resourceSubscriptions": [subscribed, last]});
     b.send(&request(json!("watch"), "subscriptions/listen", json!({"notifications": filter})));
     let ack = b.recv();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
@@ -152,10 +144,14 @@ fn a_listener_on_one_process_hears_changes_made_through_the_other() {
     assert_eq!(updated["params"]["uri"], subscribed);
     events.extend(seen);
     events.push(updated);
-    // Late duplicates of the same file events are fine; anything else is not.
-    while let Some(late) = b.try_recv(Duration::from_millis(300)) {
-        events.push(late);
-    }
+    // Late duplicates of the same file events are fine; anything else is not. One more change
+    // shows where they end: b's watcher reports file events in order, so once this last
+    // change's update is in, nothing of the two before can still come.
+    let edit = tool(3, "notes_edit", json!({"workspaceUri": ws, "id": "reading-list", "body": "- more"}), json!({}));
+    assert_eq!(ask(&mut a, &edit)["result"]["structuredContent"]["id"], "reading-list");
+    let is_last = |m: &Value| m["method"] == "notifications/resources/updated" && m["params"]["uri"] == last;
+    events.extend(b.recv_until(&[&is_last]));
+    events.retain(|m| !is_last(m));
 
     for event in &events {
         assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "watch", "{event}");

@@ -209,9 +209,11 @@ impl<S: Sessions> Connection<S> {
     }
 
     fn request(&self, request: Request, named: Option<Arc<Session>>, arrival: Arrival<'_>) -> Step {
-        let modern = is_modern(request.params.as_deref());
+        // Whether the request carries the 2026-07-28 envelope is read only where a session
+        // could serve it: most requests arrive where none exists, and are never scanned twice.
+        let modern = || is_modern(request.params.as_deref());
         if let Some(session) = named {
-            if modern {
+            if modern() {
                 let error = Error::invalid_request(
                     "A request with the 2026-07-28 _meta is stateless: send it without Mcp-Session-Id",
                 );
@@ -219,22 +221,23 @@ impl<S: Sessions> Connection<S> {
             }
             return self.in_session(session, request, arrival, false);
         }
-        if !modern {
-            if let Some(session) = self.own_session(&arrival) {
-                return self.in_session(session, request, arrival, false);
+        if let Some(session) = self.own_session(&arrival)
+            && !modern()
+        {
+            return self.in_session(session, request, arrival, false);
+        }
+        let opens = &*request.method == "initialize"
+            && self.server.inner.legacy_sessions
+            && !is_modern_header(arrival.version)
+            && !modern();
+        if opens {
+            let session = Session::new(&self.server, arrival.principal.clone(), self.sink.clone());
+            // A connection that carries one session keeps it from the start; named sessions
+            // exist only once their handshake succeeded.
+            if !S::NAMED {
+                self.sessions.keep(session.clone());
             }
-            let opens = &*request.method == "initialize"
-                && self.server.inner.legacy_sessions
-                && !is_modern_header(arrival.version);
-            if opens {
-                let session = Session::new(&self.server, arrival.principal.clone(), self.sink.clone());
-                // A connection that carries one session keeps it from the start; named
-                // sessions exist only once their handshake succeeded.
-                if !S::NAMED {
-                    self.sessions.keep(session.clone());
-                }
-                return self.in_session(session, request, arrival, S::NAMED);
-            }
+            return self.in_session(session, request, arrival, S::NAMED);
         }
         self.stateless(request, arrival)
     }
@@ -313,7 +316,7 @@ where
         let mut work = std::pin::pin!(work);
         // Most requests finish at the first poll: no need to watch the token for those.
         let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
-        let encoded = match (first, token) {
+        let encoded = match (first, &token) {
             (Poll::Ready(encoded), _) => Some(encoded),
             (Poll::Pending, None) => Some(work.await),
             (Poll::Pending, Some(token)) => tokio::select! {
@@ -322,6 +325,9 @@ where
                 encoded = work => Some(encoded),
             },
         };
+        // A request cancelled while it was finishing (a listen stream that saw the
+        // cancellation first and ended with an error) is not answered either.
+        let encoded = encoded.filter(|_| !token.as_ref().is_some_and(CancellationToken::is_cancelled));
         drop(entered);
         if encoded.is_none() {
             tracing::debug!("request cancelled; no response sent");
