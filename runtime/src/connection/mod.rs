@@ -58,12 +58,18 @@ pub(crate) struct Arrival<'a> {
     pub(crate) principal: Principal,
     /// The session it names (HTTP's `Mcp-Session-Id`).
     pub(crate) session: Option<&'a str>,
-    /// The protocol version it claims outside its body (HTTP's `MCP-Protocol-Version`).
-    pub(crate) version: Option<&'a str>,
-    /// HTTP's standard headers, checked against a 2026-07-28 request's body.
+    /// HTTP's standard headers: the version a message claims outside its body, and what a
+    /// 2026-07-28 request's body is checked against.
     pub(crate) headers: Option<StandardHeaders>,
     /// Where the request's own notifications go (its response stream).
     pub(crate) notifier: Option<Notifier>,
+}
+
+impl Arrival<'_> {
+    /// The protocol version the message claims outside its body (`MCP-Protocol-Version`).
+    fn version(&self) -> Option<&str> {
+        self.headers.as_ref()?.protocol_version.as_deref()
+    }
 }
 
 /// What the transport does with a message.
@@ -190,7 +196,7 @@ impl<S: Sessions> Connection<S> {
             return Err(refused(Refusal::UnknownSession, None, &error));
         };
         // The version header, when sent, is the one the handshake settled on.
-        if let Some(version) = arrival.version
+        if let Some(version) = arrival.version()
             && session.version().is_some_and(|negotiated| negotiated != version)
         {
             let error = Error::invalid_request(format!(
@@ -228,7 +234,7 @@ impl<S: Sessions> Connection<S> {
         }
         let opens = &*request.method == "initialize"
             && self.server.inner.legacy_sessions
-            && !is_modern_header(arrival.version)
+            && !is_modern_header(arrival.version())
             && !modern();
         if opens {
             let session = Session::new(&self.server, arrival.principal.clone(), self.sink.clone());
@@ -285,9 +291,7 @@ impl<S: Sessions> Connection<S> {
         let stream =
             Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
         let request = McpRequest::checked(request, arrival.principal, arrival.headers).on(stream);
-        let server = self.server.clone();
-        let call = self.server.call(request);
-        let work = async move { server.encode(call.await, Era::Current) };
+        let work = self.server.serve(request, Era::Current);
         let answer = until_cancelled(entered, work, |encoded| Answered { encoded, opened: None });
         Step::Run(Running { era: Era::Current, cancellation, answer })
     }

@@ -36,21 +36,22 @@ pub struct RequestContext {
     progress: Arc<AtomicU64>,
     // Set when this call may still become a task: `TaskScope::detach` flips it.
     task_detach: Option<Arc<AtomicBool>>,
-    // What the server's layers attached to the request.
-    extensions: Arc<http::Extensions>,
+    // What the server's layers attached to the request; most requests carry none, and then
+    // nothing is allocated for them.
+    extensions: Option<Arc<http::Extensions>>,
 }
 
 impl RequestContext {
     pub(crate) fn new(
         id: RequestId,
-        meta: RequestMeta,
+        meta: impl Into<Arc<RequestMeta>>,
         principal: Principal,
         cancellation: CancellationToken,
         shared: Arc<Shared>,
     ) -> Self {
         RequestContext {
             id,
-            meta: Arc::new(meta),
+            meta: meta.into(),
             principal,
             cancellation,
             shared,
@@ -58,7 +59,7 @@ impl RequestContext {
             shutdown: CancellationToken::new(),
             progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
             task_detach: None,
-            extensions: Arc::default(),
+            extensions: None,
         }
     }
 
@@ -89,7 +90,7 @@ impl RequestContext {
 
     /// The same request, with what the layers attached to it.
     pub(crate) fn with_extensions(mut self, extensions: http::Extensions) -> Self {
-        self.extensions = Arc::new(extensions);
+        self.extensions = (!extensions.is_empty()).then(|| Arc::new(extensions));
         self
     }
 
@@ -185,7 +186,8 @@ impl RequestContext {
     /// What the server's layers attached to the request (see
     /// [`McpRequest::extensions_mut`](crate::dispatch::McpRequest::extensions_mut)).
     pub fn extensions(&self) -> &http::Extensions {
-        &self.extensions
+        static NONE: std::sync::LazyLock<http::Extensions> = std::sync::LazyLock::new(http::Extensions::new);
+        self.extensions.as_deref().unwrap_or(&NONE)
     }
 
     /// Cancelled when the client cancels the request or goes away; long work should stop then.

@@ -55,6 +55,7 @@ mod route;
 pub(crate) mod tasks;
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -90,10 +91,18 @@ impl tower::Service<McpRequest> for Dispatch {
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let dispatch = self.clone();
-        Box::pin(async move {
-            let id = request.id.clone();
-            Ok(McpResponse::new(id, route::answer(&dispatch, request).await))
-        })
+        let id = request.id.clone();
+        let routing = route::route(self.clone(), request);
+        Box::pin(async move { Ok(McpResponse::new(id, routing.await.unwrap_or_else(Reply::Error))) })
+    }
+}
+
+impl Dispatch {
+    /// Answers one request: its reply, or the error to answer it with.
+    pub(crate) fn route(
+        &self,
+        request: McpRequest,
+    ) -> impl Future<Output = Result<Reply, crate::Error>> + Send + 'static {
+        route::route(self.clone(), request)
     }
 }

@@ -1,6 +1,8 @@
 //! One request as dispatch and the layers around it see it: decoded once, before any layer
 //! runs, with what went wrong kept for dispatch to answer in the order the revision gives.
 
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
@@ -24,11 +26,12 @@ pub struct McpRequest {
     pub(crate) method: Box<str>,
     pub(crate) principal: Principal,
     /// The validated `_meta`, or why it is not valid (answered before anything else).
-    pub(crate) meta: Result<RequestMeta, Error>,
+    pub(crate) meta: Result<Arc<RequestMeta>, Error>,
     pub(crate) params: Params,
     pub(crate) stream: Stream,
-    /// Over HTTP: the standard headers, checked against the body.
-    pub(crate) headers: Option<StandardHeaders>,
+    /// Over HTTP: the standard headers, checked against the body (boxed: most of a request's
+    /// journey they only ride along).
+    pub(crate) headers: Option<Box<StandardHeaders>>,
     pub(crate) extensions: http::Extensions,
 }
 
@@ -134,7 +137,8 @@ impl McpRequest {
         let meta = read_request_meta(params.as_deref(), |version| match &headers {
             Some(headers) => headers.check(version, &method, params.as_deref()),
             None => Ok(()),
-        });
+        })
+        .map(Arc::new);
         let params = Params::decode(&method, params);
         McpRequest {
             id,
@@ -143,7 +147,7 @@ impl McpRequest {
             meta,
             params,
             stream: Stream::default(),
-            headers,
+            headers: headers.map(Box::new),
             extensions: http::Extensions::new(),
         }
     }
@@ -153,7 +157,7 @@ impl McpRequest {
         id: RequestId,
         method: Box<str>,
         params: Option<Box<RawValue>>,
-        meta: Result<RequestMeta, Error>,
+        meta: Result<Arc<RequestMeta>, Error>,
         principal: Principal,
     ) -> Self {
         let params = Params::decode(&method, params);
@@ -204,7 +208,7 @@ impl McpRequest {
     /// The validated `_meta` (protocol version, client capabilities, trace context); `None`
     /// when it is invalid, and then the request is answered with what is wrong with it.
     pub fn meta(&self) -> Option<&RequestMeta> {
-        self.meta.as_ref().ok()
+        self.meta.as_deref().ok()
     }
 
     /// Cancelled when the client cancels the request or goes away.

@@ -1,6 +1,8 @@
 //! Routing a request by method, in the order the revision gives: envelope first (-32602,
 //! -32020, -32022), then the method (-32601), then the method's own parameters (-32602).
 
+use std::future::Future;
+
 use serde_json::json;
 
 use super::Dispatch;
@@ -30,153 +32,156 @@ const REMOVED: &[&str] = &[
     "tasks/list",
 ];
 
-/// Answers one request.
-pub(crate) async fn answer(dispatch: &Dispatch, request: McpRequest) -> Reply {
-    route(dispatch, request).await.unwrap_or_else(Reply::Error)
-}
-
-async fn route(dispatch: &Dispatch, request: McpRequest) -> Result<Reply, Error> {
+/// Answers one request: its reply, or the error to answer it with.
+///
+/// The methods that hold much state while they wait (tasks, listen streams, completion, a
+/// computed resource list) are boxed, so that the common path does not carry their size.
+pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Output = Result<Reply, Error>> + Send {
+    // Taken apart before the future is made: an async fn would keep its argument and the
+    // parts of it both, doubling the size of every request's future.
     let McpRequest { id, method, principal, meta, params, stream, headers, extensions } = request;
-
-    // The legacy handshake: whatever else is wrong with it, tell the client which versions
-    // this server speaks so that it can switch eras.
-    if &*method == "initialize" {
-        return Err(Error::new(
-            crate::ErrorCode::MethodNotFound,
-            format!(
-                "Method not found: initialize. This server speaks protocol {} without a handshake; \
-                 send server/discover with _meta instead",
-                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-            ),
-        )
-        .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
-    }
-
-    let meta = meta?;
-    let registry = &dispatch.registry;
-    let Stream { cancellation, notifier, shutdown } = stream;
-    let shared = registry.shared.clone();
-    let context_id = id.clone();
-    let context = move || {
-        RequestContext::new(context_id, meta, principal, cancellation, shared)
-            .with_stream(notifier, shutdown)
-            .with_extensions(extensions)
-    };
-    let capabilities = &registry.capabilities;
-
-    match (&*method, params) {
-        ("server/discover", _) => Ok(Reply::rendered(registry.discover.clone())),
-        ("tools/list", Params::Raw(raw)) if capabilities.tools.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            Ok(Reply::rendered(registry.tool_list.page(p.cursor.as_deref())?))
+    async move {
+        let dispatch = &dispatch;
+        // The legacy handshake: whatever else is wrong with it, tell the client which versions
+        // this server speaks so that it can switch eras.
+        if &*method == "initialize" {
+            return Err(Error::new(
+                crate::ErrorCode::MethodNotFound,
+                format!(
+                    "Method not found: initialize. This server speaks protocol {} without a handshake; \
+                     send server/discover with _meta instead",
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
+            )
+            .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
         }
-        ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
-            let p = p?;
-            let route = registry.tools.get(p.name.as_str()).ok_or_else(|| {
-                Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
-            })?;
-            crate::headers::check_tool_params(headers.as_ref(), route.param_headers(), p.arguments.as_ref())?;
-            let context = context();
-            let as_task = match route.task {
-                TaskSupport::Never => false,
-                support => {
-                    let declared = context.client_capabilities().supports_extension(TASKS_EXTENSION);
-                    if support == TaskSupport::Required && !declared {
-                        return Err(tasks_required());
+
+        let meta = meta?;
+        let registry = &dispatch.registry;
+        let Stream { cancellation, notifier, shutdown } = stream;
+        let shared = registry.shared.clone();
+        let context_id = id.clone();
+        let context = move || {
+            RequestContext::new(context_id, meta, principal, cancellation, shared)
+                .with_stream(notifier, shutdown)
+                .with_extensions(extensions)
+        };
+        let capabilities = &registry.capabilities;
+
+        match (&*method, params) {
+            ("server/discover", _) => Ok(Reply::rendered(registry.discover.clone())),
+            ("tools/list", Params::Raw(raw)) if capabilities.tools.is_some() => {
+                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+                Ok(Reply::rendered(registry.tool_list.page(p.cursor.as_deref())?))
+            }
+            ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
+                let p = p?;
+                let route = registry.tools.get(p.name.as_str()).ok_or_else(|| {
+                    Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
+                })?;
+                crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
+                let context = context();
+                let as_task = match route.task {
+                    TaskSupport::Never => false,
+                    support => {
+                        let declared = context.client_capabilities().supports_extension(TASKS_EXTENSION);
+                        if support == TaskSupport::Required && !declared {
+                            return Err(tasks_required());
+                        }
+                        declared
                     }
-                    declared
+                };
+                let call = ToolCall {
+                    name: route.name.clone(),
+                    arguments: p.arguments.unwrap_or_default(),
+                    input_responses: p.input_responses,
+                    request_state: p.request_state,
+                    context,
+                };
+                if as_task {
+                    return Box::pin(dispatch.tasks.start(registry, route, call)).await;
                 }
-            };
-            let call = ToolCall {
-                name: route.name.clone(),
-                arguments: p.arguments.unwrap_or_default(),
-                input_responses: p.input_responses,
-                request_state: p.request_state,
-                context,
-            };
-            if as_task {
-                return dispatch.tasks.start(registry, route, call).await;
+                let handler = route.handler.clone();
+                Ok(Reply::outcome(handler.call(call).await?))
             }
-            let handler = route.handler.clone();
-            Ok(Reply::outcome(handler.call(call).await?))
-        }
-        (method @ ("tasks/get" | "tasks/update" | "tasks/cancel"), Params::Raw(raw)) if registry.runs_tasks() => {
-            let context = context();
-            // The capability is checked before the task is looked up.
-            if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
-                return Err(tasks_required());
-            }
-            let tasks = &dispatch.tasks;
-            match method {
-                "tasks/get" => {
-                    let p: TaskIdParams = parse_params(raw.as_deref())?;
-                    Ok(Box::new(tasks.get(registry, &context, &p.task_id).await?).into())
+            (method @ ("tasks/get" | "tasks/update" | "tasks/cancel"), Params::Raw(raw)) if registry.runs_tasks() => {
+                let context = context();
+                // The capability is checked before the task is looked up.
+                if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
+                    return Err(tasks_required());
                 }
-                "tasks/update" => {
-                    let p: UpdateTaskParams = parse_params(raw.as_deref())?;
-                    tasks.update(registry, &context, &p.task_id, &p.input_responses).await?;
-                    Ok(TaskAck::default().into())
-                }
-                _ => {
-                    let p: TaskIdParams = parse_params(raw.as_deref())?;
-                    tasks.cancel(registry, &context, &p.task_id).await?;
-                    Ok(TaskAck::default().into())
+                let tasks = &dispatch.tasks;
+                match method {
+                    "tasks/get" => {
+                        let p: TaskIdParams = parse_params(raw.as_deref())?;
+                        Ok(Box::new(Box::pin(tasks.get(registry, &context, &p.task_id)).await?).into())
+                    }
+                    "tasks/update" => {
+                        let p: UpdateTaskParams = parse_params(raw.as_deref())?;
+                        Box::pin(tasks.update(registry, &context, &p.task_id, &p.input_responses)).await?;
+                        Ok(TaskAck::default().into())
+                    }
+                    _ => {
+                        let p: TaskIdParams = parse_params(raw.as_deref())?;
+                        Box::pin(tasks.cancel(registry, &context, &p.task_id)).await?;
+                        Ok(TaskAck::default().into())
+                    }
                 }
             }
+            ("prompts/list", Params::Raw(raw)) if capabilities.prompts.is_some() => {
+                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+                Ok(Reply::rendered(registry.prompt_list.page(p.cursor.as_deref())?))
+            }
+            ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
+                let p = p?;
+                let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| {
+                    Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
+                })?;
+                let get = PromptGet::new(
+                    route.name.clone(),
+                    p.arguments.unwrap_or_default(),
+                    p.input_responses,
+                    p.request_state,
+                    context(),
+                    route.uses_rounds,
+                );
+                Ok(Reply::outcome(route.handler.get(get).await?))
+            }
+            ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
+                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+                Ok(match Box::pin(registry.resources.list_page(p.cursor.as_deref(), &context())).await? {
+                    Listing::Rendered(rendered) => Reply::rendered(rendered),
+                    Listing::Computed(page) => page.into(),
+                })
+            }
+            ("resources/templates/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
+                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+                Ok(Reply::rendered(registry.resources.template_page(p.cursor.as_deref())?))
+            }
+            ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
+                let p = p?;
+                let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+                let found = registry.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+                let read = ResourceRead {
+                    uri: p.uri,
+                    variables: found.variables,
+                    input_responses: p.input_responses,
+                    request_state: p.request_state,
+                    context: context(),
+                };
+                Ok(Reply::outcome(found.route.handler.read(read).await?))
+            }
+            ("completion/complete", Params::Raw(raw)) if capabilities.completions.is_some() => {
+                let p: CompleteRequestParams = parse_params(raw.as_deref())?;
+                let completion = Box::pin(super::complete::answer(registry, p, context())).await?;
+                Ok(CompleteResult { completion, ..Default::default() }.into())
+            }
+            ("subscriptions/listen", Params::Raw(raw)) => {
+                let p: SubscriptionsListenRequestParams = parse_params(raw.as_deref())?;
+                Ok(Box::pin(super::listen::listen(dispatch, &id, p.notifications, context())).await?.into())
+            }
+            (method, _) => Err(not_found(method, registry)),
         }
-        ("prompts/list", Params::Raw(raw)) if capabilities.prompts.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            Ok(Reply::rendered(registry.prompt_list.page(p.cursor.as_deref())?))
-        }
-        ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
-            let p = p?;
-            let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| {
-                Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
-            })?;
-            let get = PromptGet::new(
-                route.name.clone(),
-                p.arguments.unwrap_or_default(),
-                p.input_responses,
-                p.request_state,
-                context(),
-                route.uses_rounds,
-            );
-            Ok(Reply::outcome(route.handler.get(get).await?))
-        }
-        ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            Ok(match registry.resources.list_page(p.cursor.as_deref(), &context()).await? {
-                Listing::Rendered(rendered) => Reply::rendered(rendered),
-                Listing::Computed(page) => page.into(),
-            })
-        }
-        ("resources/templates/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            Ok(Reply::rendered(registry.resources.template_page(p.cursor.as_deref())?))
-        }
-        ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
-            let p = p?;
-            let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
-            let found = registry.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
-            let read = ResourceRead {
-                uri: p.uri,
-                variables: found.variables,
-                input_responses: p.input_responses,
-                request_state: p.request_state,
-                context: context(),
-            };
-            Ok(Reply::outcome(found.route.handler.read(read).await?))
-        }
-        ("completion/complete", Params::Raw(raw)) if capabilities.completions.is_some() => {
-            let p: CompleteRequestParams = parse_params(raw.as_deref())?;
-            let completion = super::complete::answer(registry, p, context()).await?;
-            Ok(CompleteResult { completion, ..Default::default() }.into())
-        }
-        ("subscriptions/listen", Params::Raw(raw)) => {
-            let p: SubscriptionsListenRequestParams = parse_params(raw.as_deref())?;
-            Ok(super::listen::listen(dispatch, &id, p.notifications, context()).await?.into())
-        }
-        (method, _) => Err(not_found(method, registry)),
     }
 }
 

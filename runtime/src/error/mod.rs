@@ -105,25 +105,27 @@ impl Serialize for ErrorCode {
 pub struct Error {
     code: ErrorCode,
     message: Cow<'static, str>,
+    // Boxed: errors travel inside every `Result` of the request path, and most have no data.
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<Value>,
+    data: Option<Box<Value>>,
     // Made by `resource_not_found`: revision 2025-11-25 has a code of its own for it.
     #[serde(skip)]
     missing_resource: bool,
-    // Made by `rate_limited`: when the caller may try again (HTTP's `Retry-After`).
+    // Made by `rate_limited`: when the caller may try again, in milliseconds (HTTP's
+    // `Retry-After`).
     #[serde(skip)]
-    retry_after: Option<std::time::Duration>,
+    retry_after_ms: Option<u64>,
 }
 
 impl Error {
     /// An error with a code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        Error { code, message: message.into(), data: None, missing_resource: false, retry_after: None }
+        Error { code, message: message.into(), data: None, missing_resource: false, retry_after_ms: None }
     }
 
     /// Attaches `data`, replacing any already there.
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 
@@ -164,12 +166,12 @@ impl Error {
         let millis = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
         let error = Error::new(ErrorCode::RateLimited, format!("Rate limit exceeded: try again in {millis} ms"))
             .with_data(json!({ "retryAfterMs": millis }));
-        Error { retry_after: Some(retry_after), ..error }
+        Error { retry_after_ms: Some(millis), ..error }
     }
 
     /// When a rate-limited caller may try again.
     pub fn retry_after(&self) -> Option<std::time::Duration> {
-        self.retry_after
+        self.retry_after_ms.map(std::time::Duration::from_millis)
     }
 
     /// Whether this is [`resource_not_found`](Self::resource_not_found).
@@ -221,7 +223,7 @@ impl Error {
 
     /// The data, if any.
     pub fn data(&self) -> Option<&Value> {
-        self.data.as_ref()
+        self.data.as_deref()
     }
 }
 

@@ -3,11 +3,10 @@
 
 mod builder;
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 
-use tower::{Service as _, ServiceExt as _};
+use tower::ServiceExt as _;
 use tracing::Instrument as _;
 
 pub use builder::ServerBuilder;
@@ -65,41 +64,52 @@ impl Server {
     /// Answers one request through the server's layers and dispatch. A panic anywhere on the
     /// way (a handler, a layer) answers this request with -32603 and nothing else.
     pub fn call(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
-        let id = request.id.clone();
         let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
-        // Without layers, dispatch is called directly: one boxed future per request.
-        let via = match &self.inner.layered {
-            None => Via::Bare(CatchPanic(self.inner.dispatch.clone().call(request))),
-            Some(layered) => Via::Layered(CatchPanic(Box::pin(layered.clone().oneshot(request)))),
-        };
-        async move {
-            let answered = match via {
-                Via::Bare(bare) => bare.await.map(|Ok(response)| response).map_err(|()| Error::internal()),
-                Via::Layered(layered) => match layered.await {
-                    Ok(Ok(response)) => Ok(response),
-                    Ok(Err(error)) => Err(layer_error(error)),
-                    Err(()) => Err(Error::internal()),
-                },
-            };
-            answered.unwrap_or_else(|error| McpResponse::error(id, error))
-        }
-        .instrument(span)
+        self.answering(request).instrument(span)
     }
 
     /// Answers one request of revision 2026-07-28 with no notification stream, encoded: for
     /// tests, benchmarks and transports of your own.
     pub fn handle(&self, request: Request, principal: Principal) -> impl Future<Output = Encoded> + Send + 'static {
-        let server = self.clone();
-        let answered = self.call(McpRequest::new(request, principal));
-        async move { server.encode(answered.await, Era::Current) }
+        self.serve(McpRequest::new(request, principal), Era::Current)
+    }
+
+    /// Answers one request and encodes the answer for a client of `era`.
+    pub(crate) fn serve(&self, request: McpRequest, era: Era) -> impl Future<Output = Encoded> + Send + 'static {
+        let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
+        let inner = self.inner.clone();
+        let answering = self.answering(request);
+        async move { inner.encode(answering.await, era) }.instrument(span)
+    }
+
+    /// The answer to `request`, on its way. The request goes into a box at once, so that the
+    /// futures around it stay small.
+    fn answering(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
+        let id = request.id.clone();
+        let answering = match &self.inner.layered {
+            // Without layers, dispatch is called directly: one boxed future per request.
+            None => Answering::Bare(CatchPanic(Box::pin(self.inner.dispatch.route(request)))),
+            Some(layered) => Answering::Layered(CatchPanic(Box::pin(layered.clone().oneshot(request)))),
+        };
+        async move {
+            match answering {
+                Answering::Bare(routing) => match routing.await {
+                    Ok(Ok(reply)) => McpResponse::new(id, reply),
+                    Ok(Err(error)) => McpResponse::error(id, error),
+                    Err(()) => McpResponse::error(id, Error::internal()),
+                },
+                Answering::Layered(layered) => match layered.await {
+                    Ok(Ok(response)) => response,
+                    Ok(Err(error)) => McpResponse::error(id, layer_error(error)),
+                    Err(()) => McpResponse::error(id, Error::internal()),
+                },
+            }
+        }
     }
 
     /// Stamps and encodes an answer for a client of `era`.
     pub(crate) fn encode(&self, response: McpResponse, era: Era) -> Encoded {
-        if let Some(error) = response.reply.error() {
-            tracing::debug!(code = error.code().code(), "request failed");
-        }
-        encode(&self.inner.registry, response, era)
+        self.inner.encode(response, era)
     }
 
     pub(crate) fn registry(&self) -> &Arc<Registry> {
@@ -107,10 +117,19 @@ impl Server {
     }
 }
 
-/// A request on its way through dispatch, with or without layers around it.
-enum Via {
-    Bare(CatchPanic<dyn Future<Output = Result<McpResponse, Infallible>> + Send>),
-    Layered(CatchPanic<tower::util::Oneshot<BoxDispatch, McpRequest>>),
+impl Inner {
+    fn encode(&self, response: McpResponse, era: Era) -> Encoded {
+        if let Some(error) = response.reply.error() {
+            tracing::debug!(code = error.code().code(), "request failed");
+        }
+        encode(&self.registry, response, era)
+    }
+}
+
+/// A request on its way, inside the user's layers or not.
+enum Answering<B: ?Sized, L> {
+    Bare(CatchPanic<B>),
+    Layered(CatchPanic<L>),
 }
 
 /// What a layer's error answers: itself when it is the framework's [`Error`], -32603 otherwise

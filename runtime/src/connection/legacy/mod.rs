@@ -298,7 +298,7 @@ impl Session {
             log_level: *self.log_level.lock().expect("log level lock"),
             ..RequestMeta::new(LATEST_PROTOCOL_VERSION, negotiated.capabilities.clone())
         };
-        let meta = read_session_meta(params.as_deref(), envelope);
+        let meta = read_session_meta(params.as_deref(), envelope).map(Arc::new);
         let rounds = ROUND_METHODS.contains(&&*method);
         let Stream { cancellation, notifier, shutdown } = stream;
         let mut answers: Option<(JsonObject, Option<String>)> = None;

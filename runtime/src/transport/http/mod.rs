@@ -299,9 +299,8 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         }
     };
     let session = header_string(&headers, SESSION_ID);
-    let version = header_string(&headers, "mcp-protocol-version");
     let standard = StandardHeaders {
-        protocol_version: version.clone(),
+        protocol_version: header_string(&headers, "mcp-protocol-version"),
         method: header_string(&headers, "mcp-method"),
         name: header_string(&headers, "mcp-name"),
         params: param_headers(&headers),
@@ -310,7 +309,6 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
     let arrival = Arrival {
         principal,
         session: session.as_deref(),
-        version: version.as_deref(),
         headers: Some(standard),
         notifier: accepts_event_stream(&headers).then(|| Notifier::new(notes_tx)),
     };
