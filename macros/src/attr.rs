@@ -25,6 +25,13 @@ impl Parse for Item {
         let value = if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
             Some(input.parse()?)
+        } else if input.peek(syn::token::Paren) {
+            // `key("a", "b")`: kept as an array, which `Args::list` reads.
+            let content;
+            let paren = syn::parenthesized!(content in input);
+            let elems = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+            let bracket_token = syn::token::Bracket(paren.span);
+            Some(Expr::Array(syn::ExprArray { attrs: Vec::new(), bracket_token, elems }))
         } else {
             None
         };
@@ -115,6 +122,61 @@ impl Args {
         }
     }
 
+    /// `key("a", "b")`: one or more string literals, each passing `check` (which says what is
+    /// wrong with one), none twice.
+    pub fn list(
+        &mut self,
+        name: &str,
+        check: impl Fn(&str) -> Option<String>,
+        errors: &mut Errors,
+    ) -> Option<Vec<LitStr>> {
+        let (key, value) = self.take(name)?;
+        let help = format!("`{name}` takes a list of strings: {name}(\"a\", \"b\")");
+        let Some(Expr::Array(array)) = value else {
+            match value {
+                Some(other) => errors.error_spanned(&other, help),
+                None => errors.error(key.span(), help),
+            }
+            return None;
+        };
+        if array.elems.is_empty() {
+            errors.error(key.span(), format!("`{name}()` is empty: list at least one, or leave `{name}` out"));
+            return None;
+        }
+        let mut items: Vec<LitStr> = Vec::new();
+        for elem in array.elems {
+            let Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) = elem else {
+                errors.error_spanned(&elem, format!("{help}; each one a string literal"));
+                continue;
+            };
+            if let Some(problem) = check(&lit.value()) {
+                errors.error(lit.span(), problem);
+            } else if items.iter().any(|seen| seen.value() == lit.value()) {
+                errors.error(lit.span(), format!("{:?} is listed twice", lit.value()));
+            } else {
+                items.push(lit);
+            }
+        }
+        Some(items)
+    }
+
+    /// `scopes("notes:read", ...)`: OAuth scope tokens (RFC 6749 §3.3).
+    pub fn scopes(&mut self, errors: &mut Errors) -> Option<Vec<LitStr>> {
+        self.list(
+            "scopes",
+            |scope| {
+                let valid = !scope.is_empty() && scope.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E));
+                (!valid).then(|| {
+                    format!(
+                        "{scope:?} is not an OAuth scope: use visible ASCII without spaces, `\"` or `\\` \
+                         (list several scopes separately: scopes(\"a\", \"b\"))"
+                    )
+                })
+            },
+            errors,
+        )
+    }
+
     /// `key = 123`.
     pub fn integer(&mut self, name: &str, errors: &mut Errors) -> Option<u64> {
         let (key, value) = self.take(name)?;
@@ -185,5 +247,17 @@ impl Args {
                 format!("unknown key `{key}` in #[{attribute}]; expected one of: {}", known.join(", ")),
             );
         }
+    }
+}
+
+/// `fn scopes()` of a definition trait, when `scopes(...)` was given.
+pub fn scopes_fn(scopes: Option<&[LitStr]>) -> TokenStream {
+    match scopes {
+        Some(scopes) => quote::quote! {
+            fn scopes() -> &'static [&'static str] {
+                &[#(#scopes),*]
+            }
+        },
+        None => TokenStream::new(),
     }
 }

@@ -9,7 +9,7 @@ use crate::attr::Args;
 use crate::errors::Errors;
 use crate::signature::{Function, Kind, option_str, option_string};
 
-const KEYS: &[&str] = &["name", "title", "description", "rename_all"];
+const KEYS: &[&str] = &["name", "title", "description", "rename_all", "scopes"];
 
 /// Expands `#[prompt(...)] fn ...`.
 pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
@@ -31,6 +31,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let description =
         args.string("description", &mut errors).map(|s| s.value()).or_else(|| function.description.clone());
     let rename_all = args.case("rename_all", &mut errors);
+    let scopes = args.scopes(&mut errors);
     args.finish("prompt", KEYS, &mut errors);
 
     let ident = &function.ident;
@@ -96,6 +97,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let count = function.params.len();
+    let scopes = crate::attr::scopes_fn(scopes.as_deref());
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(prompt));
     quote! {
@@ -120,6 +122,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             fn uses_rounds() -> bool {
                 false #(|| #uses_rounds)*
             }
+
+            #scopes
 
             #complete_fns
 

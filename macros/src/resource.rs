@@ -9,7 +9,7 @@ use crate::attr::Args;
 use crate::errors::Errors;
 use crate::signature::{Function, Kind, option_string};
 
-const KEYS: &[&str] = &["name", "title", "description", "mime_type", "list", "ttl_ms", "cache"];
+const KEYS: &[&str] = &["name", "title", "description", "mime_type", "list", "ttl_ms", "cache", "scopes"];
 
 /// Expands `#[resource("uri", ...)] fn ...`.
 pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
@@ -51,6 +51,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             }
         },
     };
+    let scopes = args.scopes(&mut errors);
     args.finish("resource", KEYS, &mut errors);
 
     // Every variable needs a parameter of the same name; parameters that are not variables
@@ -174,6 +175,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
     let title = option_string(title.as_deref());
     let description = option_string(description.as_deref());
     let mime = option_string(mime_type.as_deref());
+    let scopes = crate::attr::scopes_fn(scopes.as_deref());
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(resource));
     quote! {
@@ -203,6 +205,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             fn lists() -> bool {
                 #lists
             }
+
+            #scopes
 
             #list_fn
 

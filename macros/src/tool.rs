@@ -20,6 +20,7 @@ const KEYS: &[&str] = &[
     "rename_all",
     "blocking",
     "task",
+    "scopes",
 ];
 
 /// How `#[tool(task ...)]` was written.
@@ -42,6 +43,7 @@ struct ToolAttr {
     rename_all: Option<String>,
     blocking: bool,
     task: Task,
+    scopes: Option<Vec<LitStr>>,
 }
 
 fn is_valid_tool_name(name: &str) -> bool {
@@ -80,6 +82,7 @@ fn parse_attr(tokens: TokenStream, function: &Function, errors: &mut Errors) -> 
         errors.error(Span::call_site(), "`blocking` is for plain functions; an async fn already yields while it waits");
     }
     let task = parse_task(&mut args, errors);
+    let scopes = args.scopes(errors);
     // A plain function that may take long runs on a thread of its own, and so becomes a task.
     let blocking = blocking || (task != Task::Never && !function.is_async);
     args.finish("tool", KEYS, errors);
@@ -95,6 +98,7 @@ fn parse_attr(tokens: TokenStream, function: &Function, errors: &mut Errors) -> 
         rename_all,
         blocking,
         task,
+        scopes,
     }
 }
 
@@ -274,6 +278,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         Task::Optional => quote!(::mcp_rounds::__private::TaskSupport::Optional),
         Task::Required => quote!(::mcp_rounds::__private::TaskSupport::Required),
     };
+    let scopes = crate::attr::scopes_fn(attr.scopes.as_deref());
     let item = function.function_and_marker();
     let into_handler = function.handler_impl(quote!(tool));
     quote! {
@@ -305,6 +310,8 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
             fn task_support() -> ::mcp_rounds::__private::TaskSupport {
                 #task_support
             }
+
+            #scopes
 
             fn call(&self, __call: ::mcp_rounds::__private::ToolCall) -> ::mcp_rounds::__private::BoxFuture<'_,
                 ::core::result::Result<::mcp_rounds::__private::Outcome<::mcp_rounds::__private::CallToolResult>,

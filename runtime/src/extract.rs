@@ -3,7 +3,7 @@
 //! A parameter of a `#[tool]`, `#[prompt]` or `#[resource]` function is either an argument the
 //! client sends (a tool argument, a prompt argument, a template variable) or an extractor: a
 //! type implementing [`FromRequest`], filled in by the framework. The framework's own are
-//! [`RequestContext`], [`Principal`], [`ClientCapabilities`], [`Changes`], [`State<T>`],
+//! [`RequestContext`], [`Principal`], [`TokenClaims<T>`], [`ClientCapabilities`], [`Changes`], [`State<T>`],
 //! [`Extension<T>`], [`Round<R>`](crate::Round), [`Preanswered`], [`Claim`], [`IdempotencyKey`]
 //! and [`TaskScope`](crate::tasks::TaskScope); implement [`FromRequest`] for a type of your own
 //! and it works in every kind of handler the same way.
@@ -303,6 +303,7 @@ at_once! {
     [] Principal, rounds: false, take: |request: &mut RequestParts| Ok(request.principal().clone());
     [] ClientCapabilities, rounds: false, take: |request: &mut RequestParts| Ok(request.client_capabilities().clone());
     [] Changes, rounds: false, take: |request: &mut RequestParts| Ok(request.context().changes().clone());
+    [T: serde::de::DeserializeOwned + Send + 'static] TokenClaims<T>, rounds: false, take: token_claims::<T>;
     [T: Send + Sync + 'static] State<T>, rounds: false, take: state::<T>,
         requires: |requirements: &mut Requirements| { requirements.state::<T>(); };
     [R: Rounds] Round<R>, rounds: true, take: |request: &mut RequestParts| request.driver_mut().resume::<R>();
@@ -311,6 +312,56 @@ at_once! {
     // The key is only meaningful with rounds, and rounds bind the arguments.
     [] IdempotencyKey, rounds: true,
         take: |request: &mut RequestParts| Ok(IdempotencyKey::from_nonce(request.driver().verified_nonce()));
+}
+
+/// The verified claims of the caller's OAuth access token, as a `T` of your own (any
+/// `Deserialize` type; `JsonObject` takes them all). Scopes and the subject are on the
+/// [`Principal`] already; this is for what else the token says (a tenant, an email, roles).
+///
+/// A caller authenticated without an access token (a static token, stdio), or whose claims do
+/// not fit `T`, is refused with -32600 before the handler runs.
+///
+/// ```
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Principal, Server, TokenClaims, handlers, tool};
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize)]
+/// struct Tenant {
+///     tenant: String,
+/// }
+///
+/// /// Who the caller works for.
+/// #[tool(read_only)]
+/// fn whose(TokenClaims(claims): TokenClaims<Tenant>) -> String {
+///     claims.tenant
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("tenants", "1.0.0").handlers(handlers![whose]).build().unwrap();
+/// let claims = serde_json::json!({"sub": "svc", "tenant": "acme"}).as_object().cloned().unwrap();
+/// let caller = TestClient::new(&server).as_principal(Principal::new("svc").with_claims(claims));
+/// let result = caller.call_tool("whose", serde_json::json!({})).await.unwrap();
+/// assert_eq!(result.content[0].as_text(), Some("acme"));
+/// let without_token = TestClient::new(&server).as_principal(Principal::new("svc"));
+/// assert_eq!(without_token.call_tool("whose", serde_json::json!({})).await.unwrap_err().code, -32600);
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct TokenClaims<T>(pub T);
+
+fn token_claims<T: serde::de::DeserializeOwned>(request: &mut RequestParts) -> Result<TokenClaims<T>, Rejection> {
+    let Some(claims) = request.principal().claims() else {
+        let why = "This call needs an OAuth access token; the caller was authenticated without one";
+        return Err(Rejection::Protocol(Error::invalid_request(why)));
+    };
+    let claims = serde_json::Value::Object(claims.clone());
+    T::deserialize(claims).map(TokenClaims).map_err(|e| {
+        let why =
+            format!("The access token's claims are not what this call needs: {}", crate::error::serde_message(&e));
+        Rejection::Protocol(Error::invalid_request(why))
+    })
 }
 
 fn state<T: Send + Sync + 'static>(request: &mut RequestParts) -> Result<State<T>, Rejection> {

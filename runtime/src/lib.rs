@@ -62,7 +62,7 @@ pub use context::{Notifier, Principal, RequestContext};
 pub use error::BuildError;
 pub use error::Rejection;
 pub use error::{Error, ErrorCode};
-pub use extract::{FromRequest, State};
+pub use extract::{FromRequest, State, TokenClaims};
 pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
 pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool};

@@ -45,6 +45,14 @@
 ///   [`TaskScope`](crate::tasks::TaskScope) parameter to become the task at a point of your
 ///   choosing (after quick checks and rounds) and to see its cancellation.
 ///
+/// - **`scopes("notes:write", ...)`**: the OAuth scopes a call needs, all of them (see
+///   [`Principal`](crate::Principal)). A caller whose access token lacks one is refused before
+///   anything of the call is looked at: -31403 naming the scopes, over HTTP a 403 with an
+///   `insufficient_scope` challenge, which OAuth clients answer by getting a token with them.
+///   `tools/list` still shows the tool (lists are public and cached; a client learns the scope
+///   from the refusal). Callers authenticated without OAuth (static tokens, stdio) have every
+///   scope. Each scope is checked at compile time (visible ASCII, no spaces, `"` or `\`).
+///
 /// Arguments that do not match the schema never reach the function: the model gets a tool
 /// error naming the argument, so it can correct the call.
 ///
@@ -108,6 +116,29 @@
 /// assert_eq!(tool.input_schema["properties"]["region"]["x-mcp-header"], "Region");
 /// # }
 /// ```
+///
+/// A tool only some callers may use:
+///
+/// ```
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Principal, Server, handlers, tool};
+///
+/// /// Deletes everything.
+/// #[tool(destructive, scopes("admin"))]
+/// fn purge() -> &'static str {
+///     "purged"
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("ops", "1.0.0").handlers(handlers![purge]).build().unwrap();
+/// let reader = TestClient::new(&server).as_principal(Principal::new("svc").with_scopes(["read"]));
+/// let refused = reader.call_tool("purge", serde_json::json!({})).await.unwrap_err();
+/// assert_eq!((refused.code, refused.data.unwrap()["requiredScopes"].clone()), (-31403, serde_json::json!(["admin"])));
+/// let admin = TestClient::new(&server).as_principal(Principal::new("ops").with_scopes(["admin"]));
+/// assert!(admin.call_tool("purge", serde_json::json!({})).await.is_ok());
+/// # }
+/// ```
 pub use mcp_rounds_macros::tool;
 
 /// Makes a plain function an MCP **resource**: a fixed URI or a URI template.
@@ -127,6 +158,11 @@ pub use mcp_rounds_macros::tool;
 /// these in `Option` (`None`: the resource does not exist, -32602 with `data.uri`) or
 /// `Result<_, Error>`. Reads are cached `private` with `ttl_ms = 0` unless
 /// `cache = "public"` and `ttl_ms = ...` say otherwise.
+///
+/// `scopes("notes:read")` names the OAuth scopes reading the resource needs, as on
+/// [`#[tool]`](macro@crate::tool); following it with `subscriptions/listen` and completing its
+/// variables need them too, and so does `resources/list` when the template has a `list`
+/// function (listing runs it).
 ///
 /// ```
 /// use mcp_rounds::model::ResourceContents;
@@ -156,7 +192,8 @@ pub use mcp_rounds_macros::resource;
 /// `String` parameters are required arguments, `Option<String>` optional ones, described by
 /// their doc comments; extractors may be mixed in. A missing required argument is -32602.
 /// Return `Vec<PromptMessage>`, one `PromptMessage`, a `String` (one user message) or a
-/// `GetPromptResult`, optionally in `Result<_, Error>`.
+/// `GetPromptResult`, optionally in `Result<_, Error>`. `scopes("...")` names the OAuth scopes
+/// getting the prompt (and completing its arguments) needs, as on [`#[tool]`](macro@crate::tool).
 ///
 /// ```
 /// use mcp_rounds::model::PromptMessage;

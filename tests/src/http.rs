@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -13,13 +14,21 @@ pub struct HttpProcess {
     child: Child,
     /// `host:port` it listens on.
     pub address: String,
+    logs: Arc<Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl HttpProcess {
     /// Starts `program` with `args` plus `--listen 127.0.0.1:0` and waits for its
     /// `listening on http://HOST:PORT/mcp` line.
     pub fn spawn(program: &str, args: &[&str]) -> Self {
+        Self::spawn_with_env(program, args, &[])
+    }
+
+    /// [`spawn`](Self::spawn) with `envs` set for the server.
+    pub fn spawn_with_env(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Self {
         let mut child = Command::new(program)
+            .envs(envs.iter().copied())
             .args(args)
             .args(["--listen", "127.0.0.1:0"])
             .stdin(Stdio::null())
@@ -39,13 +48,29 @@ impl HttpProcess {
             }
             eprint!("{line}");
         };
-        // Keep passing the server's logs through.
-        std::thread::spawn(move || {
+        // Keep passing the server's logs through, and keep them for `logs`.
+        let logs = Arc::new(Mutex::new(String::new()));
+        let kept = logs.clone();
+        let reader = std::thread::spawn(move || {
             for line in stderr.lines().map_while(Result::ok) {
                 eprintln!("{line}");
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
             }
         });
-        HttpProcess { child, address }
+        HttpProcess { child, address, logs, reader: Some(reader) }
+    }
+
+    /// Stops the server and returns everything it logged after it listened (its stderr), to
+    /// its last line.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        self.logs.lock().unwrap().clone()
     }
 }
 
@@ -121,10 +146,10 @@ fn read_head(reader: &mut BufReader<TcpStream>) -> (u16, Vec<(String, String)>) 
     (status, headers)
 }
 
-fn send(address: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> BufReader<TcpStream> {
+fn send(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> BufReader<TcpStream> {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let mut head = format!("{method} /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let mut head = format!("{method} {path} HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
     if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
         head.push_str(&format!("Host: {address}\r\n"));
     }
@@ -161,9 +186,14 @@ fn read_body(reader: &mut BufReader<TcpStream>, headers: &[(String, String)]) ->
     body
 }
 
-/// Sends one request and reads the whole response.
+/// Sends one request to `/mcp` and reads the whole response.
 pub fn request(address: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> HttpResponse {
-    let mut reader = send(address, method, headers, body);
+    request_to(address, method, "/mcp", headers, body)
+}
+
+/// Sends one request to `path` (with its query, if any) and reads the whole response.
+pub fn request_to(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> HttpResponse {
+    let mut reader = send(address, method, path, headers, body);
     let (status, headers) = read_head(&mut reader);
     let body = read_body(&mut reader, &headers);
     HttpResponse { status, headers, body }
@@ -219,7 +249,7 @@ impl EventStream {
 
     /// [`open`](Self::open) with another method (a GET that opens a notification stream).
     pub fn open_with(address: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Self {
-        let mut reader = send(address, method, headers, body);
+        let mut reader = send(address, method, "/mcp", headers, body);
         let (status, headers) = read_head(&mut reader);
         EventStream { reader, status, headers, buffer: String::new() }
     }

@@ -1,9 +1,12 @@
 //! Helpers shared by the workspace-level tests: a stdio server process driven line by line,
-//! the Python environment that holds the reference client, the official conformance suite, and
-//! ways to wait for events (a task's status, a file) rather than for time.
+//! the Python environment that holds the reference client, the Node.js tools (the official
+//! conformance suite, and oidc-provider as a real OAuth 2.1 authorization server), and ways to
+//! wait for events (a task's status, a file) rather than for time.
 
 pub mod conformance;
 pub mod http;
+pub mod node;
+pub mod oauth;
 pub mod postgres;
 pub mod process;
 pub mod python;

@@ -148,7 +148,12 @@ fn authentication_comes_before_everything() {
     assert!(response.body.is_empty(), "no MCP processing without a principal");
     let response = post_with(a, &discover, replace("Authorization", "Bearer wrong-token"));
     assert_eq!(response.status, 401);
-    assert_eq!(response.header("www-authenticate"), Some("Bearer realm=\"mcp\", error=\"invalid_token\""));
+    assert_eq!(
+        response.header("www-authenticate"),
+        Some(
+            "Bearer realm=\"mcp\", error=\"invalid_token\", error_description=\"The token is not one this server issued\""
+        )
+    );
     // Even garbage is refused with 401 before it is parsed.
     let response = http(a, "POST", &[], b"{nope");
     assert_eq!(response.status, 401);

@@ -1,5 +1,6 @@
 //! `DIR/config.toml`: the principals, their bearer tokens and workspaces, the principal of
-//! stdio, the keys that sign `requestState`, and which model `summarize_notes` uses.
+//! stdio, the keys that sign `requestState`, which model `summarize_notes` uses, and the
+//! OAuth authorization server whose access tokens HTTP accepts instead of the static tokens.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -31,6 +32,30 @@ struct File {
     state: StateEntry,
     #[serde(default)]
     model: ModelEntry,
+    oauth: Option<OAuthEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuthEntry {
+    issuer: String,
+    jwks_uri: Option<String>,
+    audience: Option<String>,
+    #[serde(default)]
+    scopes_supported: Vec<String>,
+}
+
+/// The `[oauth]` table: HTTP accepts the issuer's access tokens instead of static tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthConfig {
+    /// Tokens' `iss`.
+    pub issuer: String,
+    /// The issuer's keys; `None`: found through its metadata.
+    pub jwks_uri: Option<String>,
+    /// What tokens' `aud` must contain; `None`: the server's own MCP URL.
+    pub audience: Option<String>,
+    /// For the protected resource metadata.
+    pub scopes_supported: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -84,6 +109,8 @@ pub struct Config {
     pub provider: Provider,
     /// Every workspace, once.
     pub workspaces: Vec<Arc<Workspace>>,
+    /// The authorization server HTTP trusts, if any.
+    pub oauth: Option<OAuthConfig>,
 }
 
 /// Reads and checks `DIR/config.toml`. The error is one line naming the problem.
@@ -156,6 +183,29 @@ fn check(file: File) -> Result<Config, String> {
         }
         scope.grant(name, granted);
     }
+    let oauth = match file.oauth {
+        None => None,
+        Some(entry) => {
+            let is_url = |url: &str| url.starts_with("https://") || url.starts_with("http://");
+            if !is_url(&entry.issuer) {
+                return Err(format!("[oauth] issuer {:?} is not an http(s) URL", entry.issuer));
+            }
+            for (key, url) in [("jwks_uri", &entry.jwks_uri), ("audience", &entry.audience)] {
+                if let Some(url) = url.as_deref().filter(|url| !is_url(url)) {
+                    return Err(format!("[oauth] {key} {url:?} is not an http(s) URL"));
+                }
+            }
+            if let Some(bad) = entry.scopes_supported.iter().find(|s| !mcp_rounds::context::is_scope_token(s)) {
+                return Err(format!("[oauth] scopes_supported: {bad:?} is not an OAuth scope"));
+            }
+            Some(OAuthConfig {
+                issuer: entry.issuer,
+                jwks_uri: entry.jwks_uri,
+                audience: entry.audience,
+                scopes_supported: entry.scopes_supported,
+            })
+        }
+    };
     if let Some(principal) = &file.stdio_principal
         && !file.principals.contains_key(principal)
     {
@@ -169,6 +219,7 @@ fn check(file: File) -> Result<Config, String> {
         state_ttl: Duration::from_secs(file.state.ttl_seconds),
         provider: file.model.provider,
         workspaces,
+        oauth,
     })
 }
 
@@ -197,6 +248,21 @@ mod tests {
         assert_eq!(config.state_ttl, Duration::from_secs(300));
         assert_eq!(config.provider, Provider::Sampling);
         assert_eq!(config.workspaces.len(), 1);
+        assert_eq!(config.oauth, None);
+    }
+
+    #[test]
+    fn the_oauth_table_reads() {
+        let text = format!(
+            "[oauth]\nissuer = \"https://auth.example.com\"\njwks_uri = \"https://auth.example.com/jwks\"\n\
+             scopes_supported = [\"notes:read\", \"notes:write\"]\n{}",
+            key()
+        );
+        let oauth = parse(&text).unwrap().oauth.unwrap();
+        assert_eq!(oauth.issuer, "https://auth.example.com");
+        assert_eq!(oauth.jwks_uri.as_deref(), Some("https://auth.example.com/jwks"));
+        assert_eq!(oauth.audience, None);
+        assert_eq!(oauth.scopes_supported, ["notes:read", "notes:write"]);
     }
 
     #[test]
@@ -209,6 +275,13 @@ mod tests {
             (&format!("[principals.a]\nworkspaces = [\"file:///no/such/dir\"]\n{}", key()), "No such file"),
             (&format!("[model]\nprovider = \"oracle\"\n{}", key()), "unknown variant"),
             (&format!("surprise = 1\n{}", key()), "unknown field"),
+            (&format!("[oauth]\nissuer = \"auth.example.com\"\n{}", key()), "is not an http(s) URL"),
+            (&format!("[oauth]\nissuer = \"https://a\"\njwks_uri = \"/jwks\"\n{}", key()), "jwks_uri"),
+            (
+                &format!("[oauth]\nissuer = \"https://a\"\nscopes_supported = [\"a b\"]\n{}", key()),
+                "not an OAuth scope",
+            ),
+            (&format!("[oauth]\nissuer = \"https://a\"\nclient = \"x\"\n{}", key()), "unknown field"),
         ];
         for (text, expected) in cases {
             let err = parse(text).map(|_| ()).unwrap_err();

@@ -36,7 +36,7 @@ pub enum DeleteRound {
 
 /// Deletes one note whose title contains `title`, after the user picks it among the matches
 /// and confirms. Nothing is deleted without an explicit confirmation.
-#[tool(title = "Delete a note", destructive, open_world = false, rename_all = "camelCase")]
+#[tool(title = "Delete a note", destructive, open_world = false, rename_all = "camelCase", scopes("notes:write"))]
 pub fn notes_delete(
     /// The workspace, as a file:// URI.
     workspace_uri: String,

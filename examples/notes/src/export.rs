@@ -20,7 +20,14 @@ pub struct Export {
 
 /// Exports every note of a workspace as one Markdown document, in id order. A long export runs
 /// as a task when the client supports them, and can be cancelled.
-#[tool(title = "Export a workspace", read_only, open_world = false, rename_all = "camelCase", task)]
+#[tool(
+    title = "Export a workspace",
+    read_only,
+    open_world = false,
+    rename_all = "camelCase",
+    task,
+    scopes("notes:read")
+)]
 pub async fn notes_export(
     /// The workspace, as a file:// URI.
     workspace_uri: String,

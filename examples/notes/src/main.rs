@@ -21,6 +21,7 @@ use mcp_rounds::changes::PostgresFanOut;
 use mcp_rounds::replay::{PostgresReplayStore, ReplayStore, SqliteReplayStore};
 use mcp_rounds::tasks::{PostgresTaskStore, SqliteTaskStore};
 use mcp_rounds::transport::http::{BearerTokens, Http};
+use mcp_rounds::transport::oauth::OAuth;
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{Principal, Server};
 
@@ -116,17 +117,35 @@ async fn recover(config: &config::Config, store: &dyn ReplayStore) {
     }
 }
 
-async fn serve(args: Args, config: config::Config, server: Server) -> Result<(), String> {
+/// The OAuth resource server of the `[oauth]` table, with its keys fetched: reading needs
+/// `notes:read`, so that is what a `401` asks for; a write asks for `notes:write` when it
+/// needs it.
+async fn oauth(config: &config::OAuthConfig) -> Result<OAuth, String> {
+    let mut builder =
+        OAuth::builder(&config.issuer).scopes_supported(&config.scopes_supported).challenge_scopes(["notes:read"]);
+    if let Some(url) = &config.jwks_uri {
+        builder = builder.jwks_uri(url);
+    }
+    if let Some(audience) = &config.audience {
+        builder = builder.audience(audience);
+    }
+    builder.build().await.map_err(|e| format!("[oauth]: {e}"))
+}
+
+async fn serve(args: Args, config: config::Config, server: Server, oauth: Option<OAuth>) -> Result<(), String> {
     if args.stdio {
         let principal = config.stdio_principal.as_deref().map_or_else(Principal::anonymous, Principal::new);
         return Stdio::new().principal(principal).serve(&server).await.map_err(|e| format!("stdio: {e}"));
     }
     let address = args.listen.as_deref().unwrap_or("127.0.0.1:8787");
-    let tokens = config
-        .tokens
-        .iter()
-        .fold(BearerTokens::new(), |tokens, (token, principal)| tokens.token(token.as_str(), principal.as_str()));
-    let bound = Http::new(tokens).bind(address).await.map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    let http =
+        match oauth {
+            Some(oauth) => Http::new(oauth),
+            None => Http::new(config.tokens.iter().fold(BearerTokens::new(), |tokens, (token, principal)| {
+                tokens.token(token.as_str(), principal.as_str())
+            })),
+        };
+    let bound = http.bind(address).await.map_err(|e| format!("cannot listen on {address}: {e}"))?;
     eprintln!("listening on http://{}/mcp", bound.local_addr());
     bound.serve(&server, shutdown_signal()).await.map_err(|e| format!("http: {e}"))
 }
@@ -221,7 +240,16 @@ fn main() -> ExitCode {
         },
         None => None,
     };
-    match runtime.block_on(serve(args, config, server)) {
+    // Over HTTP with [oauth], the authorization server's keys are fetched before anything is
+    // served: a server that cannot check tokens does not start.
+    let oauth = match (&config.oauth, args.stdio) {
+        (Some(oauth_config), false) => match runtime.block_on(oauth(oauth_config)) {
+            Ok(oauth) => Some(oauth),
+            Err(problem) => return fail(problem),
+        },
+        _ => None,
+    };
+    match runtime.block_on(serve(args, config, server, oauth)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(problem) => {
             eprintln!("notes-server: {problem}");

@@ -48,7 +48,7 @@ async fn list_notes(context: RequestContext) -> Result<Vec<Resource>, Error> {
 
 /// A note: its Markdown text. Notes are the caller's own and change at any time, so reads are
 /// private and not cached.
-#[resource("notes://{workspace}/{id}", mime_type = "text/markdown", list = list_notes, cache = "private", ttl_ms = 0)]
+#[resource("notes://{workspace}/{id}", mime_type = "text/markdown", list = list_notes, cache = "private", ttl_ms = 0, scopes("notes:read"))]
 pub fn note(
     workspace: String,
     id: String,
@@ -59,7 +59,7 @@ pub fn note(
 }
 
 /// Asks for a review of a note: its clarity, its gaps, what to do next.
-#[prompt(title = "Review a note")]
+#[prompt(title = "Review a note", scopes("notes:read"))]
 pub fn review_note(
     /// The note's resource URI, notes://{workspace}/{id}.
     uri: String,

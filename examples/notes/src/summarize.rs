@@ -138,7 +138,7 @@ fn checked_picks(picks: Vec<String>, candidates: &[String]) -> Result<Vec<String
 }
 
 /// Summarizes a workspace: a model picks the representative notes, then summarizes them.
-#[tool(title = "Summarize notes", read_only, open_world = false, rename_all = "camelCase")]
+#[tool(title = "Summarize notes", read_only, open_world = false, rename_all = "camelCase", scopes("notes:read"))]
 pub fn summarize_notes(
     /// The workspace, as a file:// URI.
     workspace_uri: String,

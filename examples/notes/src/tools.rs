@@ -33,7 +33,7 @@ pub struct NoteList {
 }
 
 /// Lists the notes of a workspace by id, optionally only those whose title contains `query`.
-#[tool(title = "List notes", read_only, open_world = false, rename_all = "camelCase")]
+#[tool(title = "List notes", read_only, open_world = false, rename_all = "camelCase", scopes("notes:read"))]
 pub fn notes_list(
     /// The workspace, as a file:// URI.
     workspace_uri: String,
@@ -59,7 +59,7 @@ pub fn notes_list(
 }
 
 /// Reads a note: its Markdown text.
-#[tool(title = "Read a note", read_only, open_world = false, rename_all = "camelCase")]
+#[tool(title = "Read a note", read_only, open_world = false, rename_all = "camelCase", scopes("notes:read"))]
 pub fn notes_read(
     /// The workspace, as a file:// URI.
     workspace_uri: String,
@@ -73,7 +73,13 @@ pub fn notes_read(
 }
 
 /// Creates a note; its id is made from the title.
-#[tool(title = "Create a note", destructive = false, open_world = false, rename_all = "camelCase")]
+#[tool(
+    title = "Create a note",
+    destructive = false,
+    open_world = false,
+    rename_all = "camelCase",
+    scopes("notes:write")
+)]
 pub fn notes_create(
     /// The workspace, as a file:// URI.
     workspace_uri: String,
@@ -90,7 +96,7 @@ pub fn notes_create(
 }
 
 /// Changes a note's title, its text, or both.
-#[tool(title = "Edit a note", idempotent, open_world = false, rename_all = "camelCase")]
+#[tool(title = "Edit a note", idempotent, open_world = false, rename_all = "camelCase", scopes("notes:write"))]
 pub fn notes_edit(
     /// The workspace, as a file:// URI.
     workspace_uri: String,

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tokio_util::sync::CancellationToken;
 
 pub use notifier::Notifier;
-pub use principal::Principal;
+pub use principal::{Principal, is_scope_token};
 pub(crate) use shared::{RoundsConfig, Shared, StateMap};
 
 use crate::changes::Changes;

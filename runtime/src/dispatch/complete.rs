@@ -36,6 +36,7 @@ pub(crate) async fn answer(
             let route = registry.prompts.get(name.as_str()).ok_or_else(|| {
                 Error::invalid_params(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
             })?;
+            request.context.principal().require_scopes(&route.scopes)?;
             let declared = route.prompt.arguments.iter().flatten().any(|a| a.name == request.argument);
             if !declared {
                 return Err(unknown_argument(&request));
@@ -44,6 +45,7 @@ pub(crate) async fn answer(
         }
         CompletionReference::Resource { uri } => {
             let route = registry.resources.by_reference(uri).ok_or_else(|| Error::resource_not_found(uri))?;
+            request.context.principal().require_scopes(&route.scopes)?;
             if !route.descriptor.template.variables().any(|v| v == request.argument) {
                 return Err(unknown_argument(&request));
             }

@@ -31,6 +31,8 @@ pub struct Encoded {
     pub error: Option<ErrorCode>,
     /// When a rate-limited caller may try again.
     pub retry_after: Option<std::time::Duration>,
+    /// The scopes an insufficient-scope refusal needs, space-separated (HTTP's challenge).
+    pub scope: Option<Box<str>>,
 }
 
 /// Stamps `response` (this revision only) and encodes it for `era`.
@@ -47,7 +49,9 @@ pub(crate) fn encode(registry: &Registry, response: McpResponse, era: Era) -> En
                 Era::Legacy => legacy_error(error),
             };
             let bytes = encode_error(Some(&id), &error);
-            return Encoded { bytes, error: Some(error.code()), retry_after: error.retry_after() };
+            let scopes = error.required_scopes();
+            let scope = (!scopes.is_empty()).then(|| scopes.join(" ").into_boxed_str());
+            return Encoded { bytes, error: Some(error.code()), retry_after: error.retry_after(), scope };
         }
         Reply::Complete(Completed(Body::Rendered(rendered))) => match era {
             Era::Current => encode_result(&id, &*rendered.current),
@@ -68,7 +72,7 @@ pub(crate) fn encode(registry: &Registry, response: McpResponse, era: Era) -> En
             result(&id, &created, era)
         }
     };
-    Encoded { bytes, error: None, retry_after: None }
+    Encoded { bytes, error: None, retry_after: None, scope: None }
 }
 
 fn result<T: Serialize>(id: &RequestId, value: &T, era: Era) -> Vec<u8> {

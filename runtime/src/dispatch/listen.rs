@@ -56,6 +56,12 @@ pub(crate) async fn listen(
         tracing::error!("subscriptions/listen reached a transport without a notification stream");
         return Err(Error::internal());
     };
+    // Following a resource is reading it: a subscription needs the resource's scopes.
+    for uri in filter.resource_subscriptions.iter().flatten() {
+        if let Some(found) = crate::uri::normalize(uri).and_then(|uri| registry.resources.find(&uri).map(|f| f.route)) {
+            context.principal().require_scopes(&found.scopes)?;
+        }
+    }
     let mut accepted = accept(registry, &filter, &context);
     // Tasks: only the caller's own, and only with the extension declared on this request. A
     // server without tasks honours none, like any other kind it does not offer.

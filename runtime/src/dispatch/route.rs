@@ -81,6 +81,8 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                 })?;
                 crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
                 let context = context();
+                // Before anything of the call is looked at, a state least of all.
+                context.principal().require_scopes(&route.scopes)?;
                 let as_task = match route.task {
                     TaskSupport::Never => false,
                     support => {
@@ -137,12 +139,14 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                 let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| {
                     Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
                 })?;
+                let context = context();
+                context.principal().require_scopes(&route.scopes)?;
                 let get = PromptGet::new(
                     route.name.clone(),
                     p.arguments.unwrap_or_default(),
                     p.input_responses,
                     p.request_state,
-                    context(),
+                    context,
                     route.uses_rounds,
                 );
                 Ok(Reply::outcome(route.handler.get(get).await?))
@@ -162,12 +166,14 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                 let p = p?;
                 let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
                 let found = registry.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+                let context = context();
+                context.principal().require_scopes(&found.route.scopes)?;
                 let read = ResourceRead {
                     uri: p.uri,
                     variables: found.variables,
                     input_responses: p.input_responses,
                     request_state: p.request_state,
-                    context: context(),
+                    context,
                 };
                 Ok(Reply::outcome(found.route.handler.read(read).await?))
             }

@@ -46,6 +46,11 @@ pub enum ErrorCode {
     /// when to try again (`retryAfterMs`). The framework's own code, outside the ranges
     /// JSON-RPC and MCP reserve; over HTTP it is status 429 with `Retry-After`.
     RateLimited,
+    /// -31403: the caller's access token lacks scopes the request needs; `data.requiredScopes`
+    /// lists them. The framework's own code, like -31429; over HTTP it is status 403 with an
+    /// `insufficient_scope` challenge (RFC 6750), which OAuth clients answer by asking for a
+    /// token with those scopes.
+    InsufficientScope,
 }
 
 impl ErrorCode {
@@ -62,6 +67,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedProtocolVersion => -32022,
             ErrorCode::ResourceNotFound => -32002,
             ErrorCode::RateLimited => -31429,
+            ErrorCode::InsufficientScope => -31403,
         }
     }
 
@@ -78,6 +84,7 @@ impl ErrorCode {
             -32022 => ErrorCode::UnsupportedProtocolVersion,
             -32002 => ErrorCode::ResourceNotFound,
             -31429 => ErrorCode::RateLimited,
+            -31403 => ErrorCode::InsufficientScope,
             _ => return None,
         })
     }
@@ -167,6 +174,24 @@ impl Error {
         let error = Error::new(ErrorCode::RateLimited, format!("Rate limit exceeded: try again in {millis} ms"))
             .with_data(json!({ "retryAfterMs": millis }));
         Error { retry_after_ms: Some(millis), ..error }
+    }
+
+    /// -31403: the request needs `needed` (every scope of the tool, prompt or resource it
+    /// would run), and the caller's token does not grant them all.
+    pub fn insufficient_scope<S: AsRef<str>>(needed: &[S]) -> Self {
+        let needed: Vec<&str> = needed.iter().map(AsRef::as_ref).collect();
+        Error::new(ErrorCode::InsufficientScope, format!("Insufficient scope: this request needs {}", needed.join(" ")))
+            .with_data(json!({ "requiredScopes": needed }))
+    }
+
+    /// The scopes an [`insufficient_scope`](Self::insufficient_scope) error names (empty for
+    /// every other error).
+    pub fn required_scopes(&self) -> Vec<&str> {
+        if self.code != ErrorCode::InsufficientScope {
+            return Vec::new();
+        }
+        let listed = self.data().and_then(|data| data.get("requiredScopes")).and_then(Value::as_array);
+        listed.into_iter().flatten().filter_map(Value::as_str).collect()
     }
 
     /// When a rate-limited caller may try again.
@@ -267,6 +292,7 @@ mod tests {
             (ErrorCode::UnsupportedProtocolVersion, -32022),
             (ErrorCode::ResourceNotFound, -32002),
             (ErrorCode::RateLimited, -31429),
+            (ErrorCode::InsufficientScope, -31403),
         ] {
             assert_eq!(code.code(), int);
             assert_eq!(ErrorCode::from_code(int), Some(code));

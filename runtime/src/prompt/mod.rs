@@ -277,6 +277,11 @@ pub trait PromptDefinition: Send + Sync + 'static {
         let _ = requirements;
     }
 
+    /// The OAuth scopes getting the prompt (or completing its arguments) needs.
+    fn scopes() -> &'static [&'static str] {
+        &[]
+    }
+
     /// Renders the prompt for one request.
     fn get(&self, get: PromptGet) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, Error>>;
 
@@ -317,6 +322,7 @@ pub struct PromptRoute {
     pub(crate) requirements: Requirements,
     pub(crate) uses_rounds: bool,
     pub(crate) completes: bool,
+    pub(crate) scopes: Arc<[Arc<str>]>,
 }
 
 impl std::fmt::Debug for PromptRoute {
@@ -340,5 +346,6 @@ pub(crate) fn route_of<T: PromptDefinition>(definition: T) -> Result<PromptRoute
         requirements,
         uses_rounds: T::uses_rounds(),
         completes: T::completes(),
+        scopes: T::scopes().iter().map(|&scope| Arc::from(scope)).collect(),
     })
 }

@@ -7,7 +7,7 @@ use super::catalog::ResourceCatalog;
 use super::rendered::{Rendered, RenderedList};
 use super::{Registry, SubscriptionPolicy};
 use crate::changes::Changes;
-use crate::context::{RoundsConfig, Shared, StateMap};
+use crate::context::{RoundsConfig, Shared, StateMap, is_scope_token};
 use crate::error::BuildError;
 use crate::extract::Requirements;
 use crate::model::{
@@ -77,6 +77,11 @@ impl Description {
             let name = &route.tool.name;
             if !is_valid_tool_name(name) {
                 return Err(BuildError::InvalidToolName(name.clone()));
+            }
+            if let Some(bad) = route.scopes.iter().find(|scope| !is_scope_token(scope)) {
+                let problem =
+                    format!("scope {bad:?} is not an OAuth scope: use visible ASCII without spaces, \" or \\");
+                return Err(BuildError::InvalidTool { tool: name.clone(), problem });
             }
             if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
                 return Err(BuildError::InputSchemaNotObject(name.clone()));

@@ -29,6 +29,8 @@ pub(crate) struct ResourceCatalog {
     listed: Vec<Resource>,
     /// Templates that enumerate their members per request.
     listers: Vec<ResourceRoute>,
+    /// Every scope of the listers, once each.
+    lister_scopes: Vec<Arc<str>>,
     page_size: usize,
     list_cache: CacheHints,
     /// Pre-rendered pages when nothing is listed per request.
@@ -78,6 +80,12 @@ impl ResourceCatalog {
         listed.sort_by(|a, b| a.uri.cmp(&b.uri));
         let listers: Vec<ResourceRoute> = templates.iter().filter(|r| r.handler.lists()).cloned().collect();
 
+        let mut lister_scopes: Vec<Arc<str>> = Vec::new();
+        for scope in listers.iter().flat_map(|route| route.scopes.iter()) {
+            if !lister_scopes.contains(scope) {
+                lister_scopes.push(scope.clone());
+            }
+        }
         let per_request = !listers.is_empty();
         let list_cache = list_cache.unwrap_or(if per_request { CacheHints::no_store() } else { STATIC_LIST_CACHE });
         let static_list = (!per_request).then(|| {
@@ -105,7 +113,17 @@ impl ResourceCatalog {
             Rendered::new(list, stamp)
         });
 
-        Ok(ResourceCatalog { fixed, templates, listed, listers, page_size, list_cache, static_list, template_list })
+        Ok(ResourceCatalog {
+            fixed,
+            templates,
+            listed,
+            listers,
+            lister_scopes,
+            page_size,
+            list_cache,
+            static_list,
+            template_list,
+        })
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -145,6 +163,12 @@ impl ResourceCatalog {
             return Ok(Listing::Rendered(list.page(cursor)?));
         }
         let after = cursor.map(KeysetCursor::decode).transpose()?;
+        // Listing runs every template's listing function: it needs all their scopes, so that
+        // a caller short of one learns which (a 403 to step up from) rather than seeing less.
+        let needed = self.lister_scopes.as_slice();
+        if !context.principal().missing_scopes(needed).is_empty() {
+            return Err(Error::insufficient_scope(needed));
+        }
         let mut all = self.listed.clone();
         for route in &self.listers {
             if let Some(listing) = route.handler.list(context.clone()) {

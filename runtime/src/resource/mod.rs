@@ -116,6 +116,11 @@ pub trait ResourceDefinition: Send + Sync + 'static {
         let _ = requirements;
     }
 
+    /// The OAuth scopes reading, listing, completing or following the resource needs.
+    fn scopes() -> &'static [&'static str] {
+        &[]
+    }
+
     /// Reads one URI that matched.
     fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>>;
 
@@ -200,6 +205,7 @@ pub struct ResourceRoute {
     pub(crate) descriptor: ResourceDescriptor,
     pub(crate) handler: Arc<dyn ResourceHandler>,
     pub(crate) requirements: Requirements,
+    pub(crate) scopes: Arc<[Arc<str>]>,
 }
 
 impl std::fmt::Debug for ResourceRoute {
@@ -244,5 +250,6 @@ pub(crate) fn route_of<T: ResourceDefinition>(definition: T) -> Result<ResourceR
     })?;
     let mut requirements = Requirements::default();
     T::requirements(&mut requirements);
-    Ok(ResourceRoute { descriptor, handler: Arc::new(Defined(definition)), requirements })
+    let scopes = T::scopes().iter().map(|&scope| Arc::from(scope)).collect();
+    Ok(ResourceRoute { descriptor, handler: Arc::new(Defined(definition)), requirements, scopes })
 }

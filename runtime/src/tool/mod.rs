@@ -84,6 +84,8 @@ pub struct ToolRoute {
     /// invalid declaration) is reported by `ServerBuilder::build`.
     pub(crate) param_headers: Result<Arc<[ParamHeader]>, String>,
     pub(crate) task: TaskSupport,
+    /// The OAuth scopes a call needs, checked before the handler runs.
+    pub(crate) scopes: Arc<[Arc<str>]>,
 }
 
 impl ToolRoute {
@@ -97,7 +99,16 @@ impl ToolRoute {
             requirements: Requirements::default(),
             uses_rounds: false,
             task: TaskSupport::Never,
+            scopes: Arc::new([]),
         }
+    }
+
+    /// The OAuth scopes a call needs (all of them); a caller without them gets -31403, over
+    /// HTTP a 403 `insufficient_scope` challenge, before the handler runs. The same as
+    /// `#[tool(scopes("..."))]`.
+    pub fn scopes<S: Into<Arc<str>>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Whether the tool runs as a task (see [`tasks`](crate::tasks)).
@@ -143,6 +154,11 @@ pub trait ToolDefinition: Send + Sync + 'static {
     /// Whether the tool runs as a task.
     fn task_support() -> TaskSupport {
         TaskSupport::Never
+    }
+
+    /// The OAuth scopes a call needs.
+    fn scopes() -> &'static [&'static str] {
+        &[]
     }
 
     /// Runs one call.
@@ -191,6 +207,7 @@ impl<T: ToolDefinition> IntoToolRoute for T {
             requirements,
             uses_rounds: T::uses_rounds(),
             task: T::task_support(),
+            scopes: T::scopes().iter().map(|&scope| Arc::from(scope)).collect(),
         })
     }
 }

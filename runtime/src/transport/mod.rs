@@ -5,4 +5,6 @@
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 pub mod stdio;

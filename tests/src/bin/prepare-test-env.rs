@@ -1,5 +1,6 @@
-//! Prepares what the end-to-end tests need (the Python reference client, the official
-//! conformance suite and a PostgreSQL server on loopback) ahead of the run.
+//! Prepares what the end-to-end tests need (the Python reference client, the Node.js tools:
+//! the official conformance suite and oidc-provider, and a PostgreSQL server on loopback)
+//! ahead of the run.
 
 fn main() {
     let python = mcp_rounds_tests::python::interpreter();

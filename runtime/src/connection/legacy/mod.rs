@@ -188,7 +188,7 @@ impl Session {
             let id = request.id.clone();
             let answer = match session.answer_request(request, stream).await {
                 Ok(Own(result)) => {
-                    return Encoded { bytes: encode_result(&id, &result), error: None, retry_after: None };
+                    return Encoded { bytes: encode_result(&id, &result), error: None, retry_after: None, scope: None };
                 }
                 Ok(Forwarded(response)) => response,
                 Err(error) => McpResponse::error(id, error),

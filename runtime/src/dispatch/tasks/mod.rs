@@ -144,7 +144,11 @@ impl TaskRuntime {
         id: &str,
         responses: &JsonObject,
     ) -> Result<(), Error> {
-        self.load(id, context).await?;
+        let task = self.load(id, context).await?;
+        // The answers resume the tool as this caller: it needs the tool's scopes as a call does.
+        if let Some(route) = registry.tools.get(task.tool.as_str()) {
+            context.principal().require_scopes(&route.scopes)?;
+        }
         let lease = self.lease.as_millis() as i64;
         let updated = self
             .change(id, |task| {
@@ -176,7 +180,8 @@ impl TaskRuntime {
         if let Some(task) = updated {
             announce(&registry.shared.changes, id);
             if task.status == TaskStatus::Working {
-                worker::Worker { registry: registry.clone(), runtime: self.clone() }.resume(task);
+                worker::Worker { registry: registry.clone(), runtime: self.clone() }
+                    .resume(task, context.principal().clone());
             }
         }
         Ok(())

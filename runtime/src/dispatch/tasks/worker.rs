@@ -45,7 +45,8 @@ impl Worker {
     pub(super) async fn start(self, route: &ToolRoute, mut call: ToolCall) -> Result<Reply, Error> {
         let runtime = &self.runtime;
         let token = CancellationToken::new();
-        let principal = call.context.principal().name().map(str::to_owned);
+        let caller = call.context.principal().clone();
+        let principal = caller.name().map(str::to_owned);
         let capabilities = serde_json::to_value(call.context.client_capabilities()).unwrap_or_else(|_| json!({}));
         let arguments = call.arguments.clone();
         // The task has a cancellation of its own: closing the request's stream must not end
@@ -88,13 +89,13 @@ impl Worker {
             stream.store(false, Ordering::Relaxed);
         }
         let task = record.task();
-        self.spawn(record.id, work, token);
+        self.spawn(record.id, work, token, caller);
         Ok(Reply::Task(CreateTaskResult { result_type: TaskResultType, task, meta: Default::default() }))
     }
 
     /// Drives `work` to its end, renewing the task's lease meanwhile and noticing a
     /// cancellation made on another instance, then records the outcome.
-    fn spawn(self, id: String, work: Work, token: CancellationToken) {
+    fn spawn(self, id: String, work: Work, token: CancellationToken, principal: Principal) {
         self.runtime.running.lock().expect("running tasks lock").insert(id.clone(), token.clone());
         tokio::spawn(async move {
             let mut work = work;
@@ -109,12 +110,12 @@ impl Worker {
                 }
             };
             self.runtime.running.lock().expect("running tasks lock").remove(&id);
-            self.settle(&id, outcome).await;
+            self.settle(&id, outcome, principal).await;
         });
     }
 
     /// Records how a run of the task's tool ended.
-    async fn settle(&self, id: &str, outcome: Result<Outcome<CallToolResult>, Error>) {
+    async fn settle(&self, id: &str, outcome: Result<Outcome<CallToolResult>, Error>, principal: Principal) {
         let runtime = &self.runtime;
         // A round that asks nothing (the tool shed load) is simply run again.
         if let Ok(Outcome::InputRequired(asked)) = &outcome
@@ -129,7 +130,7 @@ impl Worker {
                 })
                 .await;
             if let Ok(Some(task)) = resumed {
-                self.clone().resume(task);
+                self.clone().resume(task, principal);
             }
             return;
         }
@@ -179,21 +180,20 @@ impl Worker {
     }
 
     /// Runs the task's tool again with the answers it collected (on whichever instance
-    /// received the last of them).
-    pub(super) fn resume(self, task: TaskRecord) {
+    /// received the last of them), as `principal`: the task's owner, as authenticated now.
+    pub(super) fn resume(self, task: TaskRecord, principal: Principal) {
         let Some(route) = self.registry.tools.get(task.tool.as_str()) else {
             let error = Error::new(ErrorCode::InternalError, format!("The tool {} is no longer served", task.tool));
-            tokio::spawn(async move { self.settle(&task.id, Err(error)).await });
+            tokio::spawn(async move { self.settle(&task.id, Err(error), principal).await });
             return;
         };
         let capabilities: ClientCapabilities =
             serde_json::from_value(task.client_capabilities.clone()).unwrap_or_default();
-        let principal = task.principal.as_deref().map_or_else(Principal::anonymous, Principal::new);
         let token = CancellationToken::new();
         let context = RequestContext::new(
             RequestId::from(format!("task-{}", task.id)),
             RequestMeta::new(LATEST_PROTOCOL_VERSION, capabilities),
-            principal,
+            principal.clone(),
             token.clone(),
             self.registry.shared.clone(),
         );
@@ -205,7 +205,7 @@ impl Worker {
             context,
         };
         let work = work_of(route, call);
-        self.spawn(task.id, work, token);
+        self.spawn(task.id, work, token, principal);
     }
 }
 

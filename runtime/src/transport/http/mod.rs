@@ -5,8 +5,16 @@
 //! Then a notification is accepted with 202 and an empty body, and a request is answered with
 //! `application/json`, or with `text/event-stream` as soon as it has something to stream
 //! before its answer (progress, log messages, a listen stream's events). Error statuses follow
-//! the revision: 400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601.
-//! Closing the stream cancels the request.
+//! the revision: 400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601;
+//! the framework's own -31429 is 429 with `Retry-After`, and -31403 (a missing OAuth scope) is
+//! 403 with an `insufficient_scope` challenge, in either revision. Closing the stream cancels
+//! the request.
+//!
+//! An authenticator that makes the endpoint an OAuth protected resource (see
+//! [`Authenticator::protected_resource`] and, with the `oauth` feature,
+//! [`oauth`](crate::transport::oauth)) has its metadata served, unauthenticated, at
+//! `/.well-known/oauth-protected-resource` and that path followed by the endpoint's, and every
+//! challenge names it.
 //!
 //! Clients of revision 2025-11-25 are served on the same endpoint: an `initialize` without the
 //! 2026-07-28 envelope opens a session, whose id travels in `Mcp-Session-Id`; that session's
@@ -16,6 +24,7 @@
 
 mod auth;
 mod hosts;
+mod protected;
 mod respond;
 
 use std::future::Future;
@@ -29,7 +38,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use futures_util::stream;
 use tokio::net::TcpListener;
@@ -37,7 +46,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::connection::session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
-pub use auth::{Authenticator, BearerTokens, Unauthorized};
+pub use auth::{AuthRequest, Authenticator, BearerTokens, ProtectedResource, Unauthorized};
 
 use crate::connection::session_map::{SessionMap, StreamRefusal};
 use crate::connection::{Arrival, Connection, Step};
@@ -47,7 +56,10 @@ use crate::headers::StandardHeaders;
 use crate::server::Server;
 use auth::Anonymous;
 use hosts::{Hosts, is_local_origin};
-use respond::{SESSION_ID, error_response, event_stream_response, json_response, message_event, refusal_status};
+use protected::Challenges;
+use respond::{
+    NeedsScope, SESSION_ID, error_response, event_stream_response, json_response, message_event, refusal_status,
+};
 
 /// Default limit on one request body: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -71,6 +83,7 @@ const STREAM_BUFFER: usize = 64;
 #[derive(Clone)]
 pub struct Http {
     path: String,
+    public_url: Option<String>,
     authenticator: Arc<dyn Authenticator>,
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
@@ -91,6 +104,7 @@ impl Http {
     pub fn new(authenticator: impl Authenticator) -> Self {
         Http {
             path: "/mcp".into(),
+            public_url: None,
             authenticator: Arc::new(authenticator),
             allowed_origins: Vec::new(),
             allowed_hosts: None,
@@ -110,6 +124,15 @@ impl Http {
     /// The endpoint's path (default `/mcp`).
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
+        self
+    }
+
+    /// The endpoint's URL as clients reach it, e.g. `https://notes.example.com/mcp` behind a
+    /// proxy. It is the resource OAuth access tokens must be for (unless the authenticator
+    /// names its audience) and what its metadata says. Without it, [`bind`](Self::bind)
+    /// takes `http://<bound address><path>`.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
         self
     }
 
@@ -160,21 +183,40 @@ impl Http {
         self
     }
 
-    /// The axum router serving `server` at the endpoint, to mount in a larger application.
-    /// `shutdown`, when cancelled, ends listen streams with a result.
+    /// The axum router serving `server` at the endpoint (and an OAuth protected resource's
+    /// metadata), to mount in a larger application. `shutdown`, when cancelled, ends listen
+    /// streams with a result.
+    ///
+    /// # Panics
+    ///
+    /// When the authenticator makes the endpoint an OAuth protected resource whose URL is
+    /// unknown: set [`public_url`](Self::public_url) (or the authenticator's audience).
     pub fn router(&self, server: &Server, shutdown: CancellationToken) -> Router {
         let hosts = match &self.allowed_hosts {
             Some(extra) => Hosts::Local(extra.clone()),
             None => Hosts::Any,
         };
-        self.router_for(server, shutdown, hosts)
+        self.router_for(server, shutdown, hosts, self.public_url.clone()).unwrap_or_else(|problem| panic!("{problem}"))
     }
 
-    fn router_for(&self, server: &Server, shutdown: CancellationToken, hosts: Hosts) -> Router {
+    fn router_for(
+        &self,
+        server: &Server,
+        shutdown: CancellationToken,
+        hosts: Hosts,
+        public_url: Option<String>,
+    ) -> Result<Router, String> {
+        let challenges = Challenges::new(self.authenticator.protected_resource(), public_url.as_deref(), &self.path)?;
+        let resource = challenges.resource().map(str::to_owned).or(public_url);
         let sessions = SessionMap::new(self.session_idle, self.max_sessions);
         let connection = Connection::new(server, sessions, None, shutdown.clone());
-        let app = Arc::new(App { connection, http: self.clone(), shutdown, hosts });
-        Router::new().route(&self.path, post(handle).get(handle_get).delete(handle_delete)).with_state(app)
+        let metadata_paths = challenges.metadata_paths(&self.path);
+        let app = Arc::new(App { connection, http: self.clone(), shutdown, hosts, challenges, resource });
+        let mut router = Router::new().route(&self.path, post(handle).get(handle_get).delete(handle_delete));
+        for path in metadata_paths {
+            router = router.route(&path, get(handle_metadata));
+        }
+        Ok(router.with_state(app))
     }
 
     /// Binds the listening socket.
@@ -206,7 +248,12 @@ impl BoundHttp {
             (None, true) => Hosts::Local(Vec::new()),
             (None, false) => Hosts::Any,
         };
-        let router = self.http.router_for(server, stop.clone(), hosts);
+        let public_url =
+            self.http.public_url.clone().unwrap_or_else(|| format!("http://{}{}", self.local_addr(), self.http.path));
+        let router = self
+            .http
+            .router_for(server, stop.clone(), hosts, Some(public_url))
+            .map_err(|problem| io::Error::new(io::ErrorKind::InvalidInput, problem))?;
         let stopping = stop.clone();
         axum::serve(self.listener, router)
             .with_graceful_shutdown(async move {
@@ -222,6 +269,9 @@ struct App {
     http: Http,
     shutdown: CancellationToken,
     hosts: Hosts,
+    challenges: Challenges,
+    /// The endpoint's URL as clients name it, when known.
+    resource: Option<String>,
 }
 
 fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -251,12 +301,8 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 /// The checks every request passes before anything else: the `Host` and `Origin` (DNS
 /// rebinding), then authentication. The principal, or the response that refuses it.
 async fn admit(app: &App, uri: &axum::http::Uri, headers: &HeaderMap) -> Result<Principal, Response> {
-    // HTTP/2 carries the host as the URI's authority rather than a header.
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).or(uri.authority().map(|a| a.as_str()));
-    if !app.hosts.allows(host) {
-        tracing::warn!("request for a host this server does not answer to refused");
-        let error = Error::invalid_request("Host not allowed");
-        return Err(error_response(StatusCode::FORBIDDEN, None, &error));
+    if let Some(refused) = host_refusal(app, uri, headers) {
+        return Err(refused);
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
@@ -266,21 +312,39 @@ async fn admit(app: &App, uri: &axum::http::Uri, headers: &HeaderMap) -> Result<
             return Err(error_response(StatusCode::FORBIDDEN, None, &error));
         }
     }
-    match app.http.authenticator.authenticate(headers).await {
+    let request = AuthRequest::new(headers, app.resource.as_deref());
+    match app.http.authenticator.authenticate(&request).await {
         Ok(principal) => Ok(principal),
-        Err(Unauthorized { error }) => {
-            let challenge = match error {
-                Some(error) => format!("Bearer realm=\"mcp\", error=\"{error}\""),
-                None => "Bearer realm=\"mcp\"".to_owned(),
-            };
+        Err(refusal) => {
             let mut response = Response::new(Body::empty());
             *response.status_mut() = StatusCode::UNAUTHORIZED;
-            if let Ok(value) = HeaderValue::from_str(&challenge) {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
-            }
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, app.challenges.unauthorized(&refusal));
             Err(response)
         }
     }
+}
+
+/// The `Host` check against DNS rebinding: the response refusing the request, if it fails.
+fn host_refusal(app: &App, uri: &axum::http::Uri, headers: &HeaderMap) -> Option<Response> {
+    // HTTP/2 carries the host as the URI's authority rather than a header.
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).or(uri.authority().map(|a| a.as_str()));
+    if app.hosts.allows(host) {
+        return None;
+    }
+    tracing::warn!("request for a host this server does not answer to refused");
+    Some(error_response(StatusCode::FORBIDDEN, None, &Error::invalid_request("Host not allowed")))
+}
+
+/// GET of the protected resource's metadata (RFC 9728): public, so no authentication.
+async fn handle_metadata(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    if let Some(refused) = host_refusal(&app, &uri, &headers) {
+        return refused;
+    }
+    let Some(document) = app.challenges.document() else { return StatusCode::NOT_FOUND.into_response() };
+    let mut response = json_response(StatusCode::OK, document.to_vec());
+    // Browser-based clients read it from another origin; it is public.
+    response.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    response
 }
 
 /// POST: one JSON-RPC message.
@@ -313,7 +377,13 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         notifier: accepts_event_stream(&headers).then(|| Notifier::new(notes_tx)),
     };
     match app.connection.receive(&bytes, arrival) {
-        Step::Run(running) => respond::answer(running, notes_rx, app.http.keep_alive).await,
+        Step::Run(running) => {
+            let mut response = respond::answer(running, notes_rx, app.http.keep_alive).await;
+            if let Some(NeedsScope(scope)) = response.extensions_mut().remove::<NeedsScope>() {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, app.challenges.insufficient_scope(&scope));
+            }
+            response
+        }
         Step::Refuse(refused) => json_response(refusal_status(refused.why), refused.bytes),
         Step::Accepted => StatusCode::ACCEPTED.into_response(),
     }

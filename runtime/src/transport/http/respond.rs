@@ -15,6 +15,10 @@ use crate::connection::{Answered, Era, Refusal, Running};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc;
 
+/// On a `403` answer: the scopes the request needs, space-separated.
+#[derive(Clone, Debug)]
+pub(super) struct NeedsScope(pub(super) Box<str>);
+
 /// The header that carries a legacy session's id.
 pub(super) const SESSION_ID: &str = "mcp-session-id";
 
@@ -22,7 +26,10 @@ pub(super) const SESSION_ID: &str = "mcp-session-id";
 /// errors travel with 200.
 fn status(era: Era, error: Option<ErrorCode>) -> StatusCode {
     match (era, error) {
-        (_, None) | (Era::Legacy, Some(_)) => StatusCode::OK,
+        (_, None) => StatusCode::OK,
+        // Authorization is HTTP's in both revisions: OAuth clients step up on this status.
+        (_, Some(ErrorCode::InsufficientScope)) => StatusCode::FORBIDDEN,
+        (Era::Legacy, Some(_)) => StatusCode::OK,
         (Era::Current, Some(ErrorCode::MethodNotFound)) => StatusCode::NOT_FOUND,
         (Era::Current, Some(ErrorCode::InternalError)) => StatusCode::INTERNAL_SERVER_ERROR,
         (Era::Current, Some(ErrorCode::RateLimited)) => StatusCode::TOO_MANY_REQUESTS,
@@ -57,6 +64,10 @@ fn answered_response(era: Era, answered: Answered) -> Response {
         // Whole seconds, rounded up: a client waiting that long is not refused again.
         let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    }
+    if let (StatusCode::FORBIDDEN, Some(scope)) = (status, answered.encoded.scope) {
+        // The endpoint, which knows its protected resource, turns this into its challenge.
+        response.extensions_mut().insert(NeedsScope(scope));
     }
     if let Some(id) = answered.opened
         && let Ok(value) = HeaderValue::from_str(&id)
