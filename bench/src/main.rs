@@ -37,6 +37,11 @@ pub struct Options {
     /// Measure only these servers (by report name), e.g. for profiling.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Also measure this build of the mcp-rounds server (e.g. from the commit before a change),
+    /// reported as "mcp-rounds baseline", so that a change is measured against its own past in
+    /// the same run as the peers.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
 }
 
 impl Options {
@@ -58,7 +63,12 @@ pub struct Subject {
 
 fn subjects(options: &Options) -> Vec<Subject> {
     let bin = |name: &str| format!("target/release/{name}");
-    vec![
+    let baseline = options.baseline.as_ref().map(|path| Subject {
+        name: BASELINE,
+        command: vec![path.display().to_string()],
+        rounds: true,
+    });
+    baseline.into_iter().chain([
         Subject { name: "mcp-rounds", command: vec![bin("rounds-server")], rounds: true },
         Subject { name: "rmcp", command: vec![bin("rmcp-server")], rounds: true },
         Subject {
@@ -67,8 +77,12 @@ fn subjects(options: &Options) -> Vec<Subject> {
             rounds: true,
         },
         Subject { name: "ceiling", command: vec![bin("ceiling-server")], rounds: false },
-    ]
+    ])
+    .collect()
 }
+
+/// The report name of the `--baseline` build.
+pub const BASELINE: &str = "mcp-rounds baseline";
 
 fn main() {
     let options = Options::parse();

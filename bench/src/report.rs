@@ -100,7 +100,7 @@ impl Report {
             let _ = writeln!(out);
             let _ = writeln!(out, "| ratio | one at a time | in flight | two-round |");
             let _ = writeln!(out, "|---|---:|---:|---:|");
-            for peer in ["rmcp", "Python SDK"] {
+            for peer in [crate::BASELINE, "rmcp", "Python SDK"] {
                 if let Some(p) = self.stdio_of(peer) {
                     let _ = writeln!(
                         out,
@@ -152,7 +152,7 @@ impl Report {
                 let cells: Vec<String> = (0..crate::http::CONNECTIONS.len()).map(f).collect();
                 format!("| {label} | {} |", cells.join(" | "))
             };
-            for peer in ["rmcp", "Python SDK"] {
+            for peer in [crate::BASELINE, "rmcp", "Python SDK"] {
                 if let Some(p) = self.http_of(peer) {
                     let _ = writeln!(
                         out,
