@@ -47,6 +47,7 @@ impl Drop for Server {
 fn start(subject: &Subject) -> Server {
     let mut child = Command::new(&subject.command[0])
         .args(&subject.command[1..])
+        .envs(subject.env.iter().map(|(name, value)| (name, value)))
         .args(["--listen", "127.0.0.1:0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -4,6 +4,7 @@
 //! Run it through `bench/run` (which builds everything first).
 
 mod build_cost;
+mod collector;
 mod http;
 mod report;
 mod stdio;
@@ -59,34 +60,53 @@ pub struct Subject {
     pub command: Vec<String>,
     /// Whether it implements the two-round tool (the ceiling does not).
     pub rounds: bool,
+    /// Environment variables it runs with.
+    pub env: Vec<(&'static str, String)>,
 }
 
-fn subjects(options: &Options) -> Vec<Subject> {
+fn subjects(options: &Options, collector: &str) -> Vec<Subject> {
     let bin = |name: &str| format!("target/release/{name}");
-    let baseline = options.baseline.as_ref().map(|path| Subject {
-        name: BASELINE,
-        command: vec![path.display().to_string()],
-        rounds: true,
-    });
-    baseline.into_iter().chain([
-        Subject { name: "mcp-rounds", command: vec![bin("rounds-server")], rounds: true },
-        Subject { name: "rmcp", command: vec![bin("rmcp-server")], rounds: true },
-        Subject {
-            name: "Python SDK",
-            command: vec![options.python.display().to_string(), "python/server.py".into()],
-            rounds: true,
-        },
-        Subject { name: "ceiling", command: vec![bin("ceiling-server")], rounds: false },
-    ])
-    .collect()
+    let subject = |name, command: Vec<String>, rounds| Subject { name, command, rounds, env: Vec::new() };
+    let baseline = options.baseline.as_ref().map(|path| subject(BASELINE, vec![path.display().to_string()], true));
+    baseline
+        .into_iter()
+        .chain([
+            subject("mcp-rounds", vec![bin("rounds-server")], true),
+            Subject { env: exporting(collector, None), ..subject(OTEL, vec![bin("rounds-server")], true) },
+            Subject {
+                env: exporting(collector, Some("0.01")),
+                ..subject(OTEL_SAMPLED, vec![bin("rounds-server")], true)
+            },
+            subject("rmcp", vec![bin("rmcp-server")], true),
+            subject("Python SDK", vec![options.python.display().to_string(), "python/server.py".into()], true),
+            subject("ceiling", vec![bin("ceiling-server")], false),
+        ])
+        .collect()
 }
+
+/// The environment that makes the mcp-rounds server export to `collector`, sampling `ratio`
+/// of the requests (`None`: the default sampler, every request).
+fn exporting(collector: &str, ratio: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut env = vec![("OTEL_EXPORTER_OTLP_ENDPOINT", collector.to_owned()), ("OTEL_SERVICE_NAME", "bench".into())];
+    if let Some(ratio) = ratio {
+        env.push(("OTEL_TRACES_SAMPLER", "parentbased_traceidratio".into()));
+        env.push(("OTEL_TRACES_SAMPLER_ARG", ratio.into()));
+    }
+    env
+}
+
+/// The report name of the mcp-rounds server exporting every request's spans over OTLP.
+pub const OTEL: &str = "mcp-rounds + OTLP";
+/// The report name of the mcp-rounds server exporting 1% of the requests' spans over OTLP.
+pub const OTEL_SAMPLED: &str = "mcp-rounds + OTLP 1%";
 
 /// The report name of the `--baseline` build.
 pub const BASELINE: &str = "mcp-rounds baseline";
 
 fn main() {
     let options = Options::parse();
-    let subjects: Vec<Subject> = subjects(&options)
+    let collector = collector::Collector::start();
+    let subjects: Vec<Subject> = subjects(&options, &collector.endpoint())
         .into_iter()
         .filter(|s| options.only.is_empty() || options.only.iter().any(|o| o == s.name))
         .collect();
@@ -104,6 +124,7 @@ fn main() {
         eprintln!("build cost");
         report.build = Some(build_cost::measure());
     }
+    report.exported = collector.received();
     let text = report.render();
     std::fs::write(&options.out, &text).unwrap_or_else(|e| panic!("cannot write {}: {e}", options.out.display()));
     println!("{text}");

@@ -17,6 +17,8 @@ pub struct Report {
     pub stdio: Vec<StdioResult>,
     pub http: Vec<HttpResult>,
     pub build: Option<Vec<BuildCost>>,
+    /// What the stand-in collector received from the OTLP row.
+    pub exported: crate::collector::Exported,
 }
 
 fn first_line(command: &str, args: &[&str]) -> String {
@@ -59,7 +61,14 @@ fn ms(d: Duration) -> String {
 
 impl Report {
     pub fn new(options: &Options) -> Self {
-        Report { seconds: options.seconds, runs: options.runs.max(1), stdio: Vec::new(), http: Vec::new(), build: None }
+        Report {
+            seconds: options.seconds,
+            runs: options.runs.max(1),
+            stdio: Vec::new(),
+            http: Vec::new(),
+            build: None,
+            exported: Default::default(),
+        }
     }
 
     fn stdio_of(&self, name: &str) -> Option<&StdioResult> {
@@ -176,6 +185,32 @@ impl Report {
             let _ = writeln!(out, "| {} | {:.1} MiB |", r.name, r.peak_rss_kib as f64 / 1024.0);
         }
 
+        if let Some(rows) = self.telemetry_rows() {
+            let _ = writeln!(out, "\n## Telemetry\n");
+            let _ = writeln!(
+                out,
+                "The same mcp-rounds server exporting its telemetry over OTLP/HTTP to a stand-in collector on \
+                 loopback (which received {} export requests, {:.1} MiB, during the run): spans and metrics with \
+                 `OTEL_EXPORTER_OTLP_ENDPOINT` set and every other `OTEL_*` variable at its default (every request \
+                 sampled), and with 1% of the traces sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`, \
+                 `OTEL_TRACES_SAMPLER_ARG=0.01`) as a busy production server would run; metrics are recorded for \
+                 every request either way.\n",
+                self.exported.requests,
+                self.exported.bytes as f64 / 1024.0 / 1024.0
+            );
+            let _ =
+                writeln!(out, "| echo row | mcp-rounds | + OTLP, 1% sampled | ratio | + OTLP, all sampled | ratio |");
+            let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+            for (label, plain, sampled, all) in rows {
+                let _ = writeln!(
+                    out,
+                    "| {label} | {plain:.0} | {sampled:.0} | {} | {all:.0} | {} |",
+                    ratio(sampled, plain),
+                    ratio(all, plain)
+                );
+            }
+        }
+
         if let Some(build) = &self.build {
             let _ = writeln!(out, "\n## Build cost\n");
             let _ = writeln!(
@@ -196,6 +231,23 @@ impl Report {
             let _ = writeln!(out, "- {line}");
         }
         out
+    }
+
+    /// The echo rows without OTLP export, with 1% sampled and with every request sampled.
+    fn telemetry_rows(&self) -> Option<Vec<(String, f64, f64, f64)>> {
+        let mut rows = Vec::new();
+        let stdio = (self.stdio_of("mcp-rounds"), self.stdio_of(crate::OTEL_SAMPLED), self.stdio_of(crate::OTEL));
+        if let (Some(plain), Some(sampled), Some(all)) = stdio {
+            rows.push(("stdio, one at a time".to_owned(), plain.sequential, sampled.sequential, all.sequential));
+            rows.push((format!("stdio, {WINDOW} in flight"), plain.pipelined, sampled.pipelined, all.pipelined));
+        }
+        let http = (self.http_of("mcp-rounds"), self.http_of(crate::OTEL_SAMPLED), self.http_of(crate::OTEL));
+        if let (Some(plain), Some(sampled), Some(all)) = http {
+            for ((a, b), c) in plain.levels.iter().zip(&sampled.levels).zip(&all.levels) {
+                rows.push((format!("HTTP, {} connections", a.connections), a.rps, b.rps, c.rps));
+            }
+        }
+        (!rows.is_empty()).then_some(rows)
     }
 
     /// Each target of the benchmark issue, met or not, from the figures above.
@@ -219,6 +271,15 @@ impl Report {
         if let (Some(ours), Some(c)) = (self.http_of("mcp-rounds"), self.http_of("ceiling")) {
             let worst = ours.levels.iter().zip(&c.levels).map(|(a, b)| b.rps / a.rps).fold(0.0, f64::max);
             lines.push(format!("within 1.3× of the HTTP ceiling (worst {worst:.2}×): {}", verdict(worst <= 1.3)));
+        }
+        if let Some(rows) = self.telemetry_rows() {
+            let worst = rows.iter().map(|(_, plain, sampled, _)| 1.0 - sampled / plain).fold(f64::MIN, f64::max);
+            lines.push(format!(
+                "OTLP export (1% of traces sampled, every request in the metrics) costs the echo rows at most 5% \
+                 (worst {:.1}%): {}",
+                worst * 100.0,
+                verdict(worst <= 0.05)
+            ));
         }
         if let Some(build) = &self.build
             && let (Some(ours), Some(rmcp)) =

@@ -34,6 +34,7 @@ impl Process {
     fn start(subject: &Subject) -> Process {
         let mut child = Command::new(&subject.command[0])
             .args(&subject.command[1..])
+            .envs(subject.env.iter().map(|(name, value)| (name, value)))
             .arg("--stdio")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -253,7 +253,7 @@ pub fn expand(attr: TokenStream, item: ItemFn) -> TokenStream {
         quote!(let __returned = #ident(#(#args),*).await;)
     } else if attr.blocking {
         quote! {
-            let __returned = match ::mcp_rounds::__private::tokio::task::spawn_blocking(move || #ident(#(#args),*)).await {
+            let __returned = match ::mcp_rounds::__private::spawn_blocking(move || #ident(#(#args),*)).await {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(_) => return ::core::result::Result::Err(::mcp_rounds::__private::Error::internal()),
             };

@@ -39,6 +39,8 @@ pub mod jsonrpc;
 mod macros_doc;
 pub mod middleware;
 pub mod model;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod pagination;
 pub mod prompt;
 mod registry;
@@ -50,6 +52,7 @@ pub mod schema;
 pub mod server;
 mod shape;
 pub mod tasks;
+pub mod telemetry;
 pub mod testing;
 pub mod tool;
 pub mod transport;
@@ -99,6 +102,7 @@ pub mod __private {
     pub use crate::rounds::{Answer, AnswerSet, Ask, RoundData, Rounds, carried, unknown_round};
     pub use crate::schema::{InputSchema, output_generator};
     pub use crate::tasks::TaskSupport;
+    pub use crate::telemetry::spawn_blocking;
     pub use crate::tool::{IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
     pub use crate::uri_template::UriTemplate;
     pub use crate::{Error, RequestContext};

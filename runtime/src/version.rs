@@ -13,3 +13,9 @@ pub const LEGACY_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18"];
 pub fn is_supported(version: &str) -> bool {
     SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
 }
+
+/// `version` as the framework's own string, when it is one this framework speaks in either
+/// era (for telemetry, which never carries a version a client made up).
+pub(crate) fn known(version: &str) -> Option<&'static str> {
+    SUPPORTED_PROTOCOL_VERSIONS.iter().chain(LEGACY_PROTOCOL_VERSIONS).find(|known| **known == version).copied()
+}

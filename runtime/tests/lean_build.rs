@@ -1,5 +1,6 @@
 //! The default build stays lean: OAuth's JOSE, TLS and HTTP-client crates come only with the
-//! `oauth` feature. Read off the dependency graph cargo resolves for each feature set.
+//! `oauth` feature, OpenTelemetry's crates only with `otel`. Read off the dependency graph
+//! cargo resolves for each feature set.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -7,6 +8,18 @@ use std::process::Command;
 /// Crates that only token verification and fetching keys need.
 const OAUTH_ONLY: &[&str] =
     &["jsonwebtoken", "rsa", "p256", "p384", "ed25519-dalek", "rustls", "ring", "hyper-rustls", "reqwest"];
+
+/// Crates that only exporting telemetry needs.
+const OTEL_ONLY: &[&str] = &[
+    "opentelemetry",
+    "opentelemetry_sdk",
+    "opentelemetry-otlp",
+    "opentelemetry-proto",
+    "opentelemetry-http",
+    "tracing-opentelemetry",
+    "prost",
+    "reqwest",
+];
 
 /// Every crate of the runtime's normal dependency graph with `args`, and its enabled features.
 fn graph(args: &[&str]) -> BTreeMap<String, Vec<String>> {
@@ -42,4 +55,16 @@ fn without_oauth_there_is_no_jose_tls_or_http_client() {
     let with = graph(&["--features", "oauth"]);
     assert!(with.contains_key("jsonwebtoken") && with.contains_key("hyper-rustls"));
     assert!(with["hyper"].iter().any(|f| f == "client"));
+}
+
+#[test]
+fn without_otel_no_opentelemetry_crate_is_compiled() {
+    for args in [&[][..], &["--no-default-features"][..], &["--features", "postgres,oauth"][..]] {
+        let crates = graph(args);
+        let present: Vec<&str> = OTEL_ONLY.iter().copied().filter(|c| crates.contains_key(*c)).collect();
+        assert!(present.is_empty(), "{args:?} pulls {present:?}");
+    }
+    let with = graph(&["--features", "otel"]);
+    let missing: Vec<&str> = OTEL_ONLY.iter().copied().filter(|c| !with.contains_key(*c)).collect();
+    assert!(missing.is_empty(), "with otel, {missing:?} should be there");
 }

@@ -72,6 +72,20 @@ impl HttpProcess {
         }
         self.logs.lock().unwrap().clone()
     }
+
+    /// Asks the server to stop as an operator does (SIGTERM), waits up to `wait` for it to
+    /// exit by itself, and returns how it exited and what it logged.
+    pub fn terminate(mut self, wait: Duration) -> (std::process::ExitStatus, String) {
+        use wait_timeout::ChildExt as _;
+        let sent = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("run kill");
+        assert!(sent.success(), "kill -TERM failed");
+        let status = self.child.wait_timeout(wait).expect("wait for the server");
+        let status = status.unwrap_or_else(|| panic!("the server did not exit within {wait:?} of SIGTERM"));
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        (status, self.logs.lock().unwrap().clone())
+    }
 }
 
 impl HttpProcess {

@@ -1,12 +1,14 @@
 //! Helpers shared by the workspace-level tests: a stdio server process driven line by line,
 //! the Python environment that holds the reference client, the Node.js tools (the official
-//! conformance suite, and oidc-provider as a real OAuth 2.1 authorization server), and ways to
-//! wait for events (a task's status, a file) rather than for time.
+//! conformance suite, and oidc-provider as a real OAuth 2.1 authorization server), a real
+//! OTLP/HTTP receiver, and ways to wait for events (a task's status, a file) rather than for
+//! time.
 
 pub mod conformance;
 pub mod http;
 pub mod node;
 pub mod oauth;
+pub mod otlp;
 pub mod postgres;
 pub mod process;
 pub mod python;

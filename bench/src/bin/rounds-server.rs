@@ -58,9 +58,27 @@ struct Args {
     listen: Option<String>,
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    let args = Args::parse();
+#[cfg(feature = "otel")]
+fn main() -> std::io::Result<()> {
+    // Exported only when OTEL_EXPORTER_OTLP_ENDPOINT says where (the bench's "+ OTLP" rows).
+    let otel = mcp_rounds::otel::init().expect("a usable OTEL_* configuration");
+    if let Some(otel) = &otel {
+        use tracing_subscriber::prelude::*;
+        tracing_subscriber::registry().with(otel.layer()).init();
+    }
+    let served = tokio::runtime::Runtime::new()?.block_on(serve(Args::parse()));
+    if let Some(otel) = otel {
+        otel.shutdown();
+    }
+    served
+}
+
+#[cfg(not(feature = "otel"))]
+fn main() -> std::io::Result<()> {
+    tokio::runtime::Runtime::new()?.block_on(serve(Args::parse()))
+}
+
+async fn serve(args: Args) -> std::io::Result<()> {
     let keys = KeyRing::new([StateKey::new("bench", &[7u8; 32]).expect("a valid key")]).expect("one key");
     let server = Server::builder("bench-rounds", "1.0.0")
         .state_keys(keys)

@@ -24,6 +24,7 @@ use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::oauth::OAuth;
 use mcp_rounds::transport::stdio::Stdio;
 use mcp_rounds::{Principal, Server};
+use tracing_subscriber::prelude::*;
 
 /// A notes server for MCP clients, built with mcp-rounds.
 #[derive(Debug, Parser)]
@@ -174,9 +175,15 @@ fn main() -> ExitCode {
         Ok(database) => database,
         Err(problem) => return fail(problem),
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("NOTES_LOG").unwrap_or_else(|_| "warn".into()))
+    // Telemetry goes wherever OTEL_EXPORTER_OTLP_ENDPOINT says, if it says.
+    let otel = match mcp_rounds::otel::init() {
+        Ok(otel) => otel,
+        Err(problem) => return fail(problem.to_string()),
+    };
+    let log_filter = tracing_subscriber::EnvFilter::try_from_env("NOTES_LOG").unwrap_or_else(|_| "warn".into());
+    tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(log_filter))
+        .with(otel.as_ref().map(|otel| otel.layer()))
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -249,7 +256,12 @@ fn main() -> ExitCode {
         },
         _ => None,
     };
-    match runtime.block_on(serve(args, config, server, oauth)) {
+    let served = runtime.block_on(serve(args, config, server, oauth));
+    // Requests are over (stdin closed, Ctrl-C or SIGTERM): what telemetry holds goes out now.
+    if let Some(otel) = otel {
+        otel.shutdown();
+    }
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(problem) => {
             eprintln!("notes-server: {problem}");

@@ -23,14 +23,15 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{Notifier, Principal};
-use crate::dispatch::{Encoded, McpRequest, Stream};
+use crate::dispatch::{Encoded, McpRequest, Origin, Stream};
 use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::{self, Incoming, Request, encode_error};
-use crate::model::RequestId;
 use crate::model::notifications::CANCELLED;
+use crate::model::{RequestId, TraceContext};
 use crate::server::Server;
+use crate::telemetry::Transport;
 use crate::version::LEGACY_PROTOCOL_VERSIONS;
 pub(crate) use era::Era;
 use era::{is_modern, is_modern_header};
@@ -63,6 +64,11 @@ pub(crate) struct Arrival<'a> {
     pub(crate) headers: Option<StandardHeaders>,
     /// Where the request's own notifications go (its response stream).
     pub(crate) notifier: Option<Notifier>,
+    /// The transport it came over.
+    pub(crate) transport: Transport,
+    /// The caller's trace context as the transport carried it (HTTP's `traceparent`
+    /// headers), for requests whose `_meta` has none.
+    pub(crate) trace: Option<Box<TraceContext>>,
 }
 
 impl Arrival<'_> {
@@ -265,7 +271,9 @@ impl<S: Sessions> Connection<S> {
         let cancellation = entered.token.clone();
         let stream =
             Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
-        let work = session.handle(request, stream);
+        let origin =
+            Origin { transport: arrival.transport, session: arrival.session.map(Arc::from), trace: arrival.trace };
+        let work = session.handle(request, stream, origin);
         let keeper = keep.then(|| (self.sessions.clone(), session));
         let answer = until_cancelled(entered, work, move |encoded| {
             let opened = match keeper {
@@ -290,7 +298,8 @@ impl<S: Sessions> Connection<S> {
         let cancellation = entered.as_ref().map(|e| e.token.clone()).unwrap_or_default();
         let stream =
             Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
-        let request = McpRequest::checked(request, arrival.principal, arrival.headers).on(stream);
+        let origin = Origin { transport: arrival.transport, session: None, trace: arrival.trace };
+        let request = McpRequest::checked(request, arrival.principal, arrival.headers, origin).on(stream);
         let work = self.server.serve(request, Era::Current);
         let answer = until_cancelled(entered, work, |encoded| Answered { encoded, opened: None });
         Step::Run(Running { era: Era::Current, cancellation, answer })

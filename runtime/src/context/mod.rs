@@ -21,6 +21,7 @@ use crate::model::{
     ClientCapabilities, LoggingLevel, LoggingMessageNotificationParams, NotificationMeta, ProgressNotificationParams,
     RequestId, RequestMeta,
 };
+use crate::telemetry::Trace;
 
 /// The request being served.
 #[derive(Clone, Debug)]
@@ -39,6 +40,8 @@ pub struct RequestContext {
     // What the server's layers attached to the request; most requests carry none, and then
     // nothing is allocated for them.
     extensions: Option<Arc<http::Extensions>>,
+    // The request's server span: the round machinery records on it.
+    trace: Trace,
 }
 
 impl RequestContext {
@@ -60,7 +63,19 @@ impl RequestContext {
             progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
             task_detach: None,
             extensions: None,
+            trace: Trace::default(),
         }
+    }
+
+    /// The same request, observed in `trace` (its server span).
+    pub(crate) fn with_trace(mut self, trace: Trace) -> Self {
+        self.trace = trace;
+        self
+    }
+
+    /// The request's server span (disabled when nobody observes the request).
+    pub(crate) fn trace(&self) -> &Trace {
+        &self.trace
     }
 
     /// The same request, cancelled by `token` instead (a task's own cancellation).

@@ -33,9 +33,7 @@ pub(crate) async fn answer(
     };
     let future = match &reference {
         CompletionReference::Prompt { name, .. } => {
-            let route = registry.prompts.get(name.as_str()).ok_or_else(|| {
-                Error::invalid_params(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
-            })?;
+            let route = registry.prompts.get(name.as_str()).ok_or_else(|| Error::unknown_name("prompt", name))?;
             request.context.principal().require_scopes(&route.scopes)?;
             let declared = route.prompt.arguments.iter().flatten().any(|a| a.name == request.argument);
             if !declared {

@@ -90,6 +90,7 @@ pub(crate) async fn listen(
     if !notifier.send(encode_notification(ACKNOWLEDGED, &ack)).await {
         return Err(Error::internal());
     }
+    let _open = crate::telemetry::ListenStream::open();
     loop {
         let event = tokio::select! {
             biased;

@@ -61,7 +61,7 @@ use std::task::{Context, Poll};
 
 pub use encode::Encoded;
 pub use request::McpRequest;
-pub(crate) use request::Stream;
+pub(crate) use request::{Origin, Stream};
 pub use response::{Completed, McpResponse, Reply};
 
 use crate::future::BoxFuture;

@@ -12,7 +12,8 @@ use crate::envelope::read_request_meta;
 use crate::error::{Error, serde_message};
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::Request;
-use crate::model::{JsonObject, RequestId, RequestMeta};
+use crate::model::{JsonObject, RequestId, RequestMeta, TraceContext};
+use crate::telemetry::{Trace, Transport};
 
 /// A request on its way through the server's layers to its handler.
 ///
@@ -33,6 +34,21 @@ pub struct McpRequest {
     /// journey they only ride along).
     pub(crate) headers: Option<Box<StandardHeaders>>,
     pub(crate) extensions: http::Extensions,
+    pub(crate) origin: Origin,
+    /// The request's server span (disabled when nobody observes it): handlers' spans nest in
+    /// it, and the round machinery records the round on it.
+    pub(crate) trace: Trace,
+}
+
+/// Where a request came from, for its telemetry.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Origin {
+    pub(crate) transport: Transport,
+    /// The legacy session it belongs to, by the id its client uses (HTTP's `Mcp-Session-Id`).
+    pub(crate) session: Option<Arc<str>>,
+    /// The trace context the transport carried (HTTP's `traceparent` headers), for a request
+    /// whose `_meta` has none.
+    pub(crate) trace: Option<Box<TraceContext>>,
 }
 
 /// What the request's answer travels with.
@@ -128,11 +144,16 @@ impl Params {
 impl McpRequest {
     /// A request of revision 2026-07-28, as a transport received it from `principal`.
     pub fn new(request: Request, principal: Principal) -> Self {
-        McpRequest::checked(request, principal, None)
+        McpRequest::checked(request, principal, None, Origin::default())
     }
 
-    /// A request whose envelope is also checked against HTTP's standard headers.
-    pub(crate) fn checked(request: Request, principal: Principal, headers: Option<StandardHeaders>) -> Self {
+    /// A request from `origin` whose envelope is also checked against HTTP's standard headers.
+    pub(crate) fn checked(
+        request: Request,
+        principal: Principal,
+        headers: Option<StandardHeaders>,
+        origin: Origin,
+    ) -> Self {
         let Request { id, method, params } = request;
         let meta = read_request_meta(params.as_deref(), |version| match &headers {
             Some(headers) => headers.check(version, &method, params.as_deref()),
@@ -149,6 +170,8 @@ impl McpRequest {
             stream: Stream::default(),
             headers: headers.map(Box::new),
             extensions: http::Extensions::new(),
+            origin,
+            trace: Trace::default(),
         }
     }
 
@@ -170,6 +193,8 @@ impl McpRequest {
             stream: Stream::default(),
             headers: None,
             extensions: http::Extensions::new(),
+            origin: Origin::default(),
+            trace: Trace::default(),
         }
     }
 
@@ -203,6 +228,24 @@ impl McpRequest {
     /// Who is calling, as the transport authenticated them.
     pub fn principal(&self) -> &Principal {
         &self.principal
+    }
+
+    /// The transport it arrived on.
+    pub fn transport(&self) -> Transport {
+        self.origin.transport
+    }
+
+    /// The legacy (2025-11-25) session it belongs to, by the id its client uses; `None` for a
+    /// stateless request and for a stdio session (which has no id).
+    pub fn session_id(&self) -> Option<&str> {
+        self.origin.session.as_deref()
+    }
+
+    /// The request's server span, once the server's telemetry (or a
+    /// [`TelemetryLayer`](crate::middleware::TelemetryLayer)) opened it: record your own
+    /// attributes on it. Disabled when nobody observes the request.
+    pub fn span(&self) -> &tracing::Span {
+        &self.trace.span
     }
 
     /// The validated `_meta` (protocol version, client capabilities, trace context); `None`

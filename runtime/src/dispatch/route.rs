@@ -18,6 +18,7 @@ use crate::prompt::PromptGet;
 use crate::registry::{Listing, Registry};
 use crate::resource::ResourceRead;
 use crate::tasks::TaskSupport;
+use crate::telemetry::Nested;
 use crate::tool::ToolCall;
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
@@ -39,7 +40,7 @@ const REMOVED: &[&str] = &[
 pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Output = Result<Reply, Error>> + Send {
     // Taken apart before the future is made: an async fn would keep its argument and the
     // parts of it both, doubling the size of every request's future.
-    let McpRequest { id, method, principal, meta, params, stream, headers, extensions } = request;
+    let McpRequest { id, method, principal, meta, params, stream, headers, extensions, origin: _, trace } = request;
     async move {
         let dispatch = &dispatch;
         // The legacy handshake: whatever else is wrong with it, tell the client which versions
@@ -65,6 +66,7 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
             RequestContext::new(context_id, meta, principal, cancellation, shared)
                 .with_stream(notifier, shutdown)
                 .with_extensions(extensions)
+                .with_trace(trace)
         };
         let capabilities = &registry.capabilities;
 
@@ -76,9 +78,7 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
             }
             ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
                 let p = p?;
-                let route = registry.tools.get(p.name.as_str()).ok_or_else(|| {
-                    Error::invalid_params(format!("Unknown tool: {}", p.name)).with_data(json!({ "name": p.name }))
-                })?;
+                let route = registry.tools.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("tool", &p.name))?;
                 crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
                 let context = context();
                 // Before anything of the call is looked at, a state least of all.
@@ -104,7 +104,8 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                     return Box::pin(dispatch.tasks.start(registry, route, call)).await;
                 }
                 let handler = route.handler.clone();
-                Ok(Reply::outcome(handler.call(call).await?))
+                let running = Nested::handler("tool", &route.name);
+                Ok(Reply::outcome(running.wrap(handler.call(call)).await?))
             }
             (method @ ("tasks/get" | "tasks/update" | "tasks/cancel"), Params::Raw(raw)) if registry.runs_tasks() => {
                 let context = context();
@@ -136,9 +137,8 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
             }
             ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
                 let p = p?;
-                let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| {
-                    Error::invalid_params(format!("Unknown prompt: {}", p.name)).with_data(json!({ "name": p.name }))
-                })?;
+                let route =
+                    registry.prompts.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("prompt", &p.name))?;
                 let context = context();
                 context.principal().require_scopes(&route.scopes)?;
                 let get = PromptGet::new(
@@ -149,7 +149,8 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                     context,
                     route.uses_rounds,
                 );
-                Ok(Reply::outcome(route.handler.get(get).await?))
+                let running = Nested::handler("prompt", &route.name);
+                Ok(Reply::outcome(running.wrap(route.handler.get(get)).await?))
             }
             ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
                 let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
@@ -175,7 +176,9 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                     request_state: p.request_state,
                     context,
                 };
-                Ok(Reply::outcome(found.route.handler.read(read).await?))
+                let template = found.route.descriptor.template.as_str();
+                let running = Nested::handler("resource", template);
+                Ok(Reply::outcome(running.wrap(found.route.handler.read(read)).await?))
             }
             ("completion/complete", Params::Raw(raw)) if capabilities.completions.is_some() => {
                 let p: CompleteRequestParams = parse_params(raw.as_deref())?;

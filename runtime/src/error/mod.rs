@@ -118,6 +118,10 @@ pub struct Error {
     // Made by `resource_not_found`: revision 2025-11-25 has a code of its own for it.
     #[serde(skip)]
     missing_resource: bool,
+    // Made by `unknown_name`: the name came from the client and names nothing served, so
+    // telemetry does not take it as a tool's or prompt's name.
+    #[serde(skip)]
+    unknown_name: bool,
     // Made by `rate_limited`: when the caller may try again, in milliseconds (HTTP's
     // `Retry-After`).
     #[serde(skip)]
@@ -127,7 +131,14 @@ pub struct Error {
 impl Error {
     /// An error with a code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        Error { code, message: message.into(), data: None, missing_resource: false, retry_after_ms: None }
+        Error {
+            code,
+            message: message.into(),
+            data: None,
+            missing_resource: false,
+            unknown_name: false,
+            retry_after_ms: None,
+        }
     }
 
     /// Attaches `data`, replacing any already there.
@@ -160,6 +171,17 @@ impl Error {
     /// -32602 naming the offending field in `data.field`.
     pub fn invalid_field(field: &str, message: impl Into<Cow<'static, str>>) -> Self {
         Error::invalid_params(message).with_data(json!({ "field": field }))
+    }
+
+    /// -32602 for a tool or prompt (`kind`) this server does not serve, with `data.name`.
+    pub fn unknown_name(kind: &str, name: &str) -> Self {
+        let error = Error::invalid_params(format!("Unknown {kind}: {name}")).with_data(json!({ "name": name }));
+        Error { unknown_name: true, ..error }
+    }
+
+    /// Whether this is [`unknown_name`](Self::unknown_name).
+    pub(crate) fn is_unknown_name(&self) -> bool {
+        self.unknown_name
     }
 
     /// -32602 for a resource that does not exist or cannot be read, with `data.uri`.

@@ -1,5 +1,5 @@
 //! Ready-made layers for [`ServerBuilder::layer`](crate::ServerBuilder::layer): a rate limit per
-//! principal, a timeout per call, and an audit log. Each is a plain [`tower::Layer`] over the
+//! principal, a timeout per call, an audit log, and the telemetry every server has built in. Each is a plain [`tower::Layer`] over the
 //! server's dispatch, and a short example of writing one of your own.
 //!
 //! ```
@@ -19,8 +19,10 @@
 
 mod audit;
 mod rate_limit;
+pub(crate) mod telemetry;
 mod timeout;
 
 pub use audit::{Audit, AuditLayer, AuditOutcome, AuditRecord};
 pub use rate_limit::{RateLimit, RateLimitLayer};
+pub use telemetry::{Telemetry, TelemetryLayer};
 pub use timeout::{Timeout, TimeoutLayer};

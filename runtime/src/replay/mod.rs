@@ -30,6 +30,12 @@ pub trait ReplayStore: Send + Sync + 'static {
         nonce: [u8; 16],
         expires_at: SystemTime,
     ) -> BoxFuture<'_, Result<Option<Box<dyn PendingClaim>>, StoreError>>;
+
+    /// What keeps the nonces, as telemetry names it (`db.system.name`: `sqlite`,
+    /// `postgresql`), when it is a database.
+    fn system(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// A claim in progress. Dropping it without [`commit`](PendingClaim::commit) releases the nonce.

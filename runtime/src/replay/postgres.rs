@@ -229,6 +229,10 @@ impl Drop for PostgresClaim {
 }
 
 impl ReplayStore for PostgresReplayStore {
+    fn system(&self) -> Option<&'static str> {
+        Some("postgresql")
+    }
+
     fn is_claimed(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<bool, StoreError>> {
         Box::pin(async move {
             let conn = self.connection().await?;

@@ -128,6 +128,10 @@ impl Drop for SqliteClaim {
 }
 
 impl ReplayStore for SqliteReplayStore {
+    fn system(&self) -> Option<&'static str> {
+        Some("sqlite")
+    }
+
     fn is_claimed(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<bool, StoreError>> {
         Box::pin(async move {
             let conn = self.take()?;

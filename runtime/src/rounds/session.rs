@@ -15,6 +15,7 @@ use crate::model::{
 };
 use crate::replay::PendingClaim;
 use crate::request_state::{Binding, arguments_digest, refused, sign, verify};
+use crate::telemetry::{self, Nested, StateRejection, state_rejected};
 
 /// What the signed state keeps besides the binding: the round's data, the requests that were
 /// sent (to validate answers against exactly them, and to ask again when answers are
@@ -27,6 +28,9 @@ struct StoredRound {
     requests: InputRequests,
     #[serde(rename = "s")]
     single_use: bool,
+    /// Which exchange asked it (1: the first call), so that the next one knows its number.
+    #[serde(rename = "n", default)]
+    exchange: u32,
 }
 
 /// The claim of the current call, shared with a [`Claim`](super::Claim) parameter.
@@ -90,6 +94,8 @@ pub struct RoundDriver {
     digest: Option<[u8; 32]>,
     session: Option<RoundSession>,
     pending: ClaimSlot,
+    /// Which exchange of the request this call is (1: the first call), once the state says.
+    exchange: u32,
 }
 
 impl std::fmt::Debug for RoundDriver {
@@ -153,7 +159,7 @@ impl<'a> OutcomeContext<'a> {
         let keys = config.keys.as_ref().ok_or_else(|| internal("no state keys are configured".into()))?;
         let binding = driver.binding()?;
         let single_use = ask.single_use.unwrap_or(driver.destructive);
-        let stored = StoredRound { data, requests, single_use };
+        let stored = StoredRound { data, requests, single_use, exchange: driver.exchange };
         let payload = serde_json::to_vec(&stored).map_err(|e| internal(e.to_string()))?;
         let (token, _) = sign(keys, &binding, ask.round, &payload, config.ttl)?;
         Ok(InputRequiredResult {
@@ -186,6 +192,7 @@ impl RoundDriver {
             digest: arguments.map(arguments_digest),
             session: None,
             pending: ClaimSlot::default(),
+            exchange: 1,
         }
     }
 
@@ -248,18 +255,34 @@ impl RoundDriver {
 
     /// Resumes the round a state names, or starts.
     pub(crate) fn resume<R: Rounds>(&mut self) -> Result<Round<R>, Rejection> {
-        let Some(token) = self.request_state.clone() else { return Ok(Round::Start) };
+        let Some(token) = self.request_state.clone() else {
+            telemetry::record_round(self.context.trace(), 1, None);
+            return Ok(Round::Start);
+        };
         let config = self.context.rounds();
         let Some(keys) = config.keys.as_ref() else {
             tracing::error!(target_name = %self.target, "a requestState arrived but no state keys are configured");
             return Err(Rejection::Protocol(Error::internal()));
         };
         let binding = self.binding().map_err(Rejection::Protocol)?;
-        let claims = verify(keys, &token, &binding, SystemTime::now()).map_err(|reason| {
-            tracing::debug!(target_name = %self.target, ?reason, "requestState refused");
-            Rejection::Protocol(refused())
-        })?;
-        let stored: StoredRound = serde_json::from_slice(&claims.data).map_err(|_| Rejection::Protocol(refused()))?;
+        let checking = Nested::state("verify", None);
+        let checked: Result<_, Rejection> = checking.in_scope(|| {
+            let refuse = |reason: StateRejection| {
+                checking.outcome(reason.as_str());
+                state_rejected(reason);
+                Rejection::Protocol(refused())
+            };
+            let claims = verify(keys, &token, &binding, SystemTime::now())
+                .map_err(|reason| refuse(StateRejection::Verify(reason)))?;
+            let stored: StoredRound =
+                serde_json::from_slice(&claims.data).map_err(|_| refuse(StateRejection::Undecodable))?;
+            checking.outcome("valid");
+            Ok((claims, stored))
+        });
+        drop(checking);
+        let (claims, stored) = checked?;
+        self.exchange = stored.exchange.saturating_add(1);
+        telemetry::record_round(self.context.trace(), self.exchange, Some(&claims.round));
         let mut answers = AnswerSet::new(self.input_responses.as_ref(), &stored.requests);
         if !answers.missing().is_empty() {
             // Ask again, with the same state: the retry lacked answers, which is not an error.
@@ -287,13 +310,16 @@ impl RoundDriver {
     pub async fn begin_single_use(&mut self) -> Result<(), Error> {
         let Some(session) = self.session.as_ref().filter(|s| s.single_use).cloned() else { return Ok(()) };
         let store = self.context.rounds().store.clone();
-        match store.begin(session.nonce, session.expires_at).await {
+        let claiming = Nested::state("claim", store.system());
+        match claiming.wrap(store.begin(session.nonce, session.expires_at)).await {
             Ok(Some(pending)) => {
+                claiming.outcome("claimed");
                 *self.pending.lock().await = Some(pending);
                 Ok(())
             }
             Ok(None) => {
-                tracing::debug!(target_name = %self.target, "single-use requestState presented again");
+                claiming.outcome(StateRejection::Replayed.as_str());
+                state_rejected(StateRejection::Replayed);
                 Err(refused())
             }
             Err(e) => Err(Error::internal_from(&e)),
@@ -315,7 +341,8 @@ impl RoundDriver {
             Err(_) => false,
         };
         if consume {
-            pending.commit().await.map_err(|e| Error::internal_from(&e))?;
+            let settling = Nested::state("settle", self.context.rounds().store.system());
+            settling.wrap(pending.commit()).await.map_err(|e| Error::internal_from(&e))?;
         }
         outcome
     }
@@ -331,8 +358,11 @@ impl RoundDriver {
     /// Whether asking the same questions again is allowed: not for a state already used.
     pub(crate) async fn may_reask(&mut self, rejection: &Rejection) -> Result<(), Error> {
         if let Rejection::Reask { nonce: Some(nonce), .. } = rejection {
-            let used = self.context.rounds().store.is_claimed(*nonce).await.map_err(|e| Error::internal_from(&e))?;
+            let store = &self.context.rounds().store;
+            let checking = Nested::state("check", store.system());
+            let used = checking.wrap(store.is_claimed(*nonce)).await.map_err(|e| Error::internal_from(&e))?;
             if used {
+                state_rejected(StateRejection::Replayed);
                 return Err(refused());
             }
         }

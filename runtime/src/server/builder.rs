@@ -39,6 +39,7 @@ pub struct ServerBuilder {
     description: Description,
     tasks: TaskRuntime,
     legacy_sessions: bool,
+    telemetry: bool,
     layers: Vec<Wrap>,
 }
 
@@ -54,6 +55,7 @@ impl ServerBuilder {
             description: Description::new(info),
             tasks: TaskRuntime::default(),
             legacy_sessions: true,
+            telemetry: true,
             layers: Vec::new(),
         }
     }
@@ -208,6 +210,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether the server observes every request itself (default true): a server span by the
+    /// OpenTelemetry semantic conventions for MCP around all of its layers, joined to the
+    /// caller's trace, and the metrics (see [`telemetry`](crate::telemetry)). Turn it off to
+    /// put a [`TelemetryLayer`](crate::middleware::TelemetryLayer) elsewhere in the stack, or
+    /// a layer of your own in its place.
+    pub fn telemetry(mut self, observe: bool) -> Self {
+        self.telemetry = observe;
+        self
+    }
+
     /// Wraps dispatch in a [`tower::Layer`], on every transport and for clients of every
     /// revision. The layer's service takes an [`McpRequest`] and answers an [`McpResponse`]
     /// (see [`dispatch`](crate::dispatch)); an error it returns is answered as -32603, or as
@@ -233,6 +245,8 @@ impl ServerBuilder {
             let bare = BoxDispatch::new(dispatch.clone().map_err(|never: Infallible| match never {}));
             self.layers.into_iter().fold(bare, |inner, wrap| wrap(inner))
         });
-        Ok(Server { inner: Arc::new(Inner { registry, dispatch, layered, legacy_sessions: self.legacy_sessions }) })
+        let inner =
+            Inner { registry, dispatch, layered, legacy_sessions: self.legacy_sessions, telemetry: self.telemetry };
+        Ok(Server { inner: Arc::new(inner) })
     }
 }

@@ -7,7 +7,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use tower::ServiceExt as _;
-use tracing::Instrument as _;
 
 pub use builder::ServerBuilder;
 
@@ -18,8 +17,10 @@ use crate::dispatch::{BoxDispatch, BoxError, Dispatch, Encoded, McpRequest, McpR
 use crate::error::Error;
 use crate::future::CatchPanic;
 use crate::jsonrpc::Request;
+use crate::middleware::telemetry;
 use crate::model::{Implementation, ServerCapabilities};
 use crate::registry::Registry;
+use crate::telemetry::{Observed, Trace};
 
 pub(crate) struct Inner {
     pub(crate) registry: Arc<Registry>,
@@ -27,6 +28,8 @@ pub(crate) struct Inner {
     /// Dispatch inside the user's layers, when there are any.
     layered: Option<BoxDispatch>,
     pub(crate) legacy_sessions: bool,
+    /// Whether every request is observed (its server span and metrics) outside the layers.
+    pub(crate) telemetry: bool,
 }
 
 /// An MCP server: cheap to clone, shared by every connection and transport.
@@ -63,9 +66,17 @@ impl Server {
 
     /// Answers one request through the server's layers and dispatch. A panic anywhere on the
     /// way (a handler, a layer) answers this request with -32603 and nothing else.
-    pub fn call(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
-        let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
-        self.answering(request).instrument(span)
+    pub fn call(&self, mut request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
+        let observed = self.observe(&mut request);
+        let answering = self.answering(request);
+        let answering = Self::within(&observed, answering);
+        async move {
+            let response = answering.await;
+            if let Some(observed) = observed {
+                telemetry::finish(observed, response.reply());
+            }
+            response
+        }
     }
 
     /// Answers one request of revision 2026-07-28 with no notification stream, encoded: for
@@ -75,11 +86,50 @@ impl Server {
     }
 
     /// Answers one request and encodes the answer for a client of `era`.
-    pub(crate) fn serve(&self, request: McpRequest, era: Era) -> impl Future<Output = Encoded> + Send + 'static {
-        let span = tracing::debug_span!("request", id = %request.id, method = %request.method);
+    pub(crate) fn serve(&self, mut request: McpRequest, era: Era) -> impl Future<Output = Encoded> + Send + 'static {
+        let observed = self.observe(&mut request);
         let inner = self.inner.clone();
-        let answering = self.answering(request);
-        async move { inner.encode(answering.await, era) }.instrument(span)
+        let answering = Self::within(&observed, self.answering(request));
+        async move {
+            let response = answering.await;
+            if let Some(observed) = observed {
+                telemetry::finish(observed, response.reply());
+            }
+            inner.encode(response, era)
+        }
+    }
+
+    /// Answers one round of a request observed already (a legacy session plays a request's
+    /// rounds out one call at a time, all within the request's span).
+    pub(crate) fn call_within(
+        &self,
+        mut request: McpRequest,
+        trace: &Trace,
+    ) -> impl Future<Output = McpResponse> + Send + 'static {
+        request.trace = trace.clone();
+        self.answering(request)
+    }
+
+    /// Whether the server observes requests itself.
+    pub(crate) fn observes(&self) -> bool {
+        self.inner.telemetry
+    }
+
+    /// Opens the request's server span, when the server observes requests itself.
+    fn observe(&self, request: &mut McpRequest) -> Option<Box<Observed>> {
+        if self.inner.telemetry { telemetry::observe(request) } else { None }
+    }
+
+    /// `answering`, inside the request's spans when it is observed.
+    fn within<F>(
+        observed: &Option<Box<Observed>>,
+        answering: F,
+    ) -> impl Future<Output = F::Output> + Send + 'static + use<F>
+    where
+        F: Future + Send + 'static,
+    {
+        let trace = observed.as_ref().map(|observed| observed.trace.clone()).unwrap_or_default();
+        trace.wrap(answering)
     }
 
     /// The answer to `request`, on its way. The request goes into a box at once, so that the

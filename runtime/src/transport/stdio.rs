@@ -19,6 +19,7 @@ use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::jsonrpc;
 use crate::server::Server;
+use crate::telemetry::Transport;
 
 /// Responses waiting for stdout; senders wait when the client stops reading.
 const OUTBOX_CAPACITY: usize = 256;
@@ -203,6 +204,7 @@ impl Dispatch {
         let arrival = Arrival {
             principal: self.principal.clone(),
             notifier: Some(Notifier::new(self.outbox.clone())),
+            transport: Transport::Pipe,
             ..Arrival::default()
         };
         match self.connection.receive(&bytes, arrival) {

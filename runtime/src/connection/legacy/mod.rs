@@ -30,15 +30,17 @@ use tokio_util::sync::CancellationToken;
 use super::in_flight::InFlight;
 use crate::context::{Notifier, Principal, RequestContext};
 use crate::dispatch::encode::Era;
-use crate::dispatch::{Encoded, McpRequest, McpResponse, Reply, Stream};
+use crate::dispatch::{Encoded, McpRequest, McpResponse, Origin, Reply, Stream};
 use crate::envelope::read_session_meta;
 use crate::error::{Error, ErrorCode, serde_message};
 use crate::jsonrpc::{Request, encode_result};
+use crate::middleware::telemetry;
 use crate::model::notifications::CANCELLED;
 use crate::model::{
-    ClientCapabilities, Implementation, InputRequest, JsonObject, LoggingLevel, RequestId, RequestMeta,
+    ClientCapabilities, Implementation, InputRequest, JsonObject, LoggingLevel, RequestId, RequestMeta, TraceContext,
 };
 use crate::server::Server;
+use crate::telemetry::{Ending, Observed, RequestInfo, Target};
 use crate::version::{LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS};
 use peer::Peer;
 
@@ -182,22 +184,71 @@ impl Session {
         self: &Arc<Self>,
         request: Request,
         stream: Stream,
+        origin: Origin,
     ) -> impl Future<Output = Encoded> + Send + use<> {
         let session = self.clone();
-        async move {
+        let observed = session.observe(&request, &origin);
+        let trace = observed.as_ref().map(|observed| observed.trace.clone()).unwrap_or_default();
+        let answering = async move {
             let id = request.id.clone();
-            let answer = match session.answer_request(request, stream).await {
+            let answer = match session.answer_request(request, stream, observed.as_deref()).await {
                 Ok(Own(result)) => {
+                    if let Some(observed) = observed {
+                        observed.finish(Ending::Complete, true);
+                    }
                     return Encoded { bytes: encode_result(&id, &result), error: None, retry_after: None, scope: None };
                 }
                 Ok(Forwarded(response)) => response,
                 Err(error) => McpResponse::error(id, error),
             };
+            if let Some(observed) = observed {
+                telemetry::finish(observed, answer.reply());
+            }
             session.server.encode(answer, Era::Legacy)
-        }
+        };
+        trace.wrap(answering)
     }
 
-    async fn answer_request(&self, request: Request, stream: Stream) -> Result<Answered, Error> {
+    /// Opens the server span of a session request, when the server observes requests and
+    /// someone would see it.
+    fn observe(&self, request: &Request, origin: &Origin) -> Option<Box<Observed>> {
+        if !self.server.observes() || !crate::telemetry::wanted() {
+            return None;
+        }
+        /// What a span needs of the parameters, read before anything else runs.
+        #[derive(Default, Deserialize)]
+        struct Peek {
+            #[serde(default)]
+            name: Option<String>,
+            #[serde(default)]
+            uri: Option<String>,
+            #[serde(default, rename = "_meta")]
+            meta: Option<TraceContext>,
+        }
+        let peek: Peek = request.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+        let target = match &*request.method {
+            "tools/call" | "prompts/get" => peek.name.as_deref(),
+            "resources/read" => peek.uri.as_deref(),
+            _ => None,
+        };
+        Observed::start(&RequestInfo {
+            method: &request.method,
+            id: &request.id,
+            target: Target::of(&request.method, target),
+            protocol_version: self.version(),
+            session: origin.session.as_deref(),
+            transport: origin.transport,
+            trace: peek.meta.as_ref(),
+            transport_trace: origin.trace.as_deref(),
+        })
+    }
+
+    async fn answer_request(
+        &self,
+        request: Request,
+        stream: Stream,
+        observed: Option<&Observed>,
+    ) -> Result<Answered, Error> {
         let Request { id, method, params } = request;
         if &*method == "initialize" {
             return self.initialize(params.as_deref()).map(Own);
@@ -234,7 +285,7 @@ impl Session {
                 "method": &*method,
                 "reason": format!("a 2026-07-28 method; send it with _meta outside the {} session", negotiated.version),
             }))),
-            _ => self.forward(id, method, params, negotiated, stream).await.map(Forwarded),
+            _ => self.forward(id, method, params, negotiated, stream, observed).await.map(Forwarded),
         }
     }
 
@@ -292,6 +343,7 @@ impl Session {
         params: Option<Box<RawValue>>,
         negotiated: &Negotiated,
         stream: Stream,
+        observed: Option<&Observed>,
     ) -> Result<McpResponse, Error> {
         let envelope = RequestMeta {
             client_info: negotiated.client_info.clone(),
@@ -310,10 +362,14 @@ impl Session {
             }
             let stream =
                 Stream { cancellation: cancellation.clone(), notifier: notifier.clone(), shutdown: shutdown.clone() };
-            let response = self.server.call(request.on(stream)).await;
+            let trace = observed.map(|observed| observed.trace.clone()).unwrap_or_default();
+            let response = self.server.call_within(request.on(stream), &trace).await;
             let Reply::InputRequired(asked) = &response.reply else { return Ok(response) };
             if !rounds {
                 return Ok(response);
+            }
+            if let Some(observed) = observed {
+                observed.round_asked();
             }
             let responses =
                 self.ask_client(asked.input_requests.iter().flatten(), notifier.as_ref(), &cancellation).await?;

@@ -45,7 +45,9 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::connection::session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
+use crate::connection::session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
+pub use crate::model::TraceContext;
+use crate::telemetry::Transport;
 pub use auth::{AuthRequest, Authenticator, BearerTokens, ProtectedResource, Unauthorized};
 
 use crate::connection::session_map::{SessionMap, StreamRefusal};
@@ -278,6 +280,17 @@ fn header_string(headers: &HeaderMap, name: &str) -> Option<String> {
     headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
 }
 
+/// The W3C trace context of the HTTP request, when it has a `traceparent`: the parent of the
+/// request's span when its `_meta` names none.
+fn trace_context(headers: &HeaderMap) -> Option<Box<TraceContext>> {
+    let traceparent = header_string(headers, "traceparent")?;
+    Some(Box::new(TraceContext {
+        traceparent: Some(traceparent),
+        tracestate: header_string(headers, "tracestate"),
+        baggage: header_string(headers, "baggage"),
+    }))
+}
+
 /// Every `Mcp-Param-{Name}` header as (`{name}`, value); names arrive lower-cased. A value
 /// that is not visible ASCII is kept lossily: the check refuses it as malformed.
 fn param_headers(headers: &HeaderMap) -> Vec<(String, String)> {
@@ -375,6 +388,8 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         session: session.as_deref(),
         headers: Some(standard),
         notifier: accepts_event_stream(&headers).then(|| Notifier::new(notes_tx)),
+        transport: Transport::Tcp,
+        trace: trace_context(&headers),
     };
     match app.connection.receive(&bytes, arrival) {
         Step::Run(running) => {

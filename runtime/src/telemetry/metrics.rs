@@ -1,0 +1,315 @@
+//! The metrics: `mcp.server.operation.duration` as the conventions define it, and the
+//! framework's own counters (rounds asked of clients, `requestState` refusals by reason, open
+//! listen streams). With the `otel` feature they are recorded once [`enable`] made the
+//! instruments from the global meter provider ([`otel::init`](crate::otel::init) does); until
+//! then, and without the feature, nothing is recorded and nothing costs anything.
+//!
+//! A request's duration is recorded into a histogram bound once to its attribute set (method,
+//! tool or prompt, outcome, version, transport): the common case costs a lookup in a small map
+//! rather than building, sorting and hashing attributes for every request.
+
+use std::time::Duration;
+
+use super::{Ending, Transport};
+use crate::request_state::Refusal;
+
+/// A method as the metrics name it: one this server knows, or `_OTHER` (a client's made-up
+/// method must not become a new time series).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Method(&'static str);
+
+impl Method {
+    pub(crate) fn of(method: &str) -> Self {
+        // A match compiles to a switch on the length, then one comparison.
+        Method(match method {
+            "server/discover" => "server/discover",
+            "tools/list" => "tools/list",
+            "tools/call" => "tools/call",
+            "prompts/list" => "prompts/list",
+            "prompts/get" => "prompts/get",
+            "resources/list" => "resources/list",
+            "resources/templates/list" => "resources/templates/list",
+            "resources/read" => "resources/read",
+            "resources/subscribe" => "resources/subscribe",
+            "resources/unsubscribe" => "resources/unsubscribe",
+            "completion/complete" => "completion/complete",
+            "subscriptions/listen" => "subscriptions/listen",
+            "tasks/get" => "tasks/get",
+            "tasks/update" => "tasks/update",
+            "tasks/cancel" => "tasks/cancel",
+            "initialize" => "initialize",
+            "ping" => "ping",
+            "logging/setLevel" => "logging/setLevel",
+            _ => "_OTHER",
+        })
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Why a `requestState` was refused (`mcp_rounds.state.rejection.reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StateRejection {
+    /// One of the checks of the state itself.
+    Verify(Refusal),
+    /// Its round data does not decode (a state of another version of the handler).
+    Undecodable,
+    /// A single-use state presented again.
+    Replayed,
+}
+
+impl StateRejection {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            StateRejection::Verify(Refusal::TooLarge) => "too_large",
+            StateRejection::Verify(Refusal::Encoding) => "encoding",
+            StateRejection::Verify(Refusal::Format) => "format",
+            StateRejection::Verify(Refusal::UnknownKey) => "unknown_key",
+            StateRejection::Verify(Refusal::Signature) => "signature",
+            StateRejection::Verify(Refusal::Expired) => "expired",
+            StateRejection::Verify(Refusal::Binding) => "binding",
+            StateRejection::Undecodable => "undecodable",
+            StateRejection::Replayed => "replayed",
+        }
+    }
+}
+
+/// One finished request, for the duration metric.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))] // recorded only with OpenTelemetry
+pub(crate) struct Operation<'a> {
+    pub(crate) duration: Duration,
+    pub(crate) method: Method,
+    /// The tool (`true`) or prompt it ran, when that exists.
+    pub(crate) named: Option<(bool, Box<str>)>,
+    pub(crate) protocol_version: Option<&'static str>,
+    pub(crate) transport: Transport,
+    pub(crate) ending: Ending<'a>,
+}
+
+#[cfg(feature = "otel")]
+mod recording {
+    use std::collections::HashMap;
+    use std::sync::{OnceLock, RwLock};
+
+    use opentelemetry::metrics::{BoundHistogram, Counter, Histogram, UpDownCounter};
+    use opentelemetry::{InstrumentationScope, KeyValue};
+
+    use super::{Ending, Method, Operation, StateRejection, Transport};
+
+    /// The conventions' buckets for operation durations, in seconds.
+    const DURATION_BUCKETS: [f64; 14] =
+        [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+
+    /// The most attribute sets the duration histogram keeps bound (the rest are recorded
+    /// unbound: a server with very many tools pays the lookup, nothing grows without bound).
+    const BOUND_SETS: usize = 4096;
+
+    /// What an operation's attributes are made of, but the tool's or prompt's name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    struct Key {
+        method: Method,
+        /// Whether it names a tool (`true`) or a prompt, when it names one.
+        tool: Option<bool>,
+        /// The JSON-RPC code; `1`: a tool error; `2`: cancelled; `0`: none.
+        error: i32,
+        protocol_version: Option<&'static str>,
+        transport: Transport,
+    }
+
+    type Fast = foldhash::fast::RandomState;
+
+    /// The bound histograms: by the key, then by the tool's or prompt's name (`""`: none), so
+    /// that finding one hashes a few words and borrows the name.
+    type Bound = HashMap<Key, HashMap<Box<str>, BoundHistogram<f64>, Fast>, Fast>;
+
+    impl Key {
+        fn attributes(&self, name: &str) -> Vec<KeyValue> {
+            let mut attributes = Vec::with_capacity(7);
+            attributes.push(KeyValue::new("mcp.method.name", self.method.0));
+            named_attributes(&mut attributes, self.tool.map(|tool| (tool, name)));
+            if self.method.0 == "tools/call" {
+                attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            }
+            if let Some(version) = self.protocol_version {
+                attributes.push(KeyValue::new("mcp.protocol.version", version));
+            }
+            if let Some(transport) = self.transport.as_str() {
+                attributes.push(KeyValue::new("network.transport", transport));
+            }
+            match self.error {
+                0 => {}
+                1 => attributes.push(KeyValue::new("error.type", "tool_error")),
+                2 => attributes.push(KeyValue::new("error.type", "cancelled")),
+                code => {
+                    attributes.push(KeyValue::new("error.type", code.to_string()));
+                    attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
+                }
+            }
+            attributes
+        }
+    }
+
+    struct Instruments {
+        duration: Histogram<f64>,
+        bound: RwLock<Bound>,
+        bound_sets: std::sync::atomic::AtomicUsize,
+        input_required: Counter<u64>,
+        rejections: Counter<u64>,
+        listen_streams: UpDownCounter<i64>,
+    }
+
+    static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+
+    pub(crate) fn enabled() -> bool {
+        INSTRUMENTS.get().is_some()
+    }
+
+    pub(crate) fn enable() {
+        INSTRUMENTS.get_or_init(|| {
+            let scope = InstrumentationScope::builder("mcp-rounds").with_version(env!("CARGO_PKG_VERSION")).build();
+            let meter = opentelemetry::global::meter_with_scope(scope);
+            Instruments {
+                duration: meter
+                    .f64_histogram("mcp.server.operation.duration")
+                    .with_unit("s")
+                    .with_description(
+                        "MCP request or notification duration as observed on the receiver from the time it was \
+                         received until the result or ack is sent.",
+                    )
+                    .with_boundaries(DURATION_BUCKETS.to_vec())
+                    .build(),
+                bound: RwLock::default(),
+                bound_sets: std::sync::atomic::AtomicUsize::new(0),
+                input_required: meter
+                    .u64_counter("mcp_rounds.server.input_required")
+                    .with_unit("{round}")
+                    .with_description("Requests answered with input_required: rounds asked of the client.")
+                    .build(),
+                rejections: meter
+                    .u64_counter("mcp_rounds.server.state.rejections")
+                    .with_unit("{state}")
+                    .with_description("requestState values refused, by reason.")
+                    .build(),
+                listen_streams: meter
+                    .i64_up_down_counter("mcp_rounds.server.listen.streams")
+                    .with_unit("{stream}")
+                    .with_description("subscriptions/listen streams open.")
+                    .build(),
+            }
+        });
+    }
+
+    fn named_attributes(attributes: &mut Vec<KeyValue>, named: Option<(bool, &str)>) {
+        match named {
+            Some((true, tool)) => attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned())),
+            Some((false, prompt)) => attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned())),
+            None => {}
+        }
+    }
+
+    pub(crate) fn operation(operation: Operation<'_>) {
+        let Some(instruments) = INSTRUMENTS.get() else { return };
+        let error = match operation.ending {
+            Ending::Error { code, .. } => code,
+            Ending::ToolError => 1,
+            Ending::Cancelled => 2,
+            Ending::Complete | Ending::InputRequired | Ending::Task => 0,
+        };
+        let key = Key {
+            method: operation.method,
+            tool: operation.named.as_ref().map(|(tool, _)| *tool),
+            error,
+            protocol_version: operation.protocol_version,
+            transport: operation.transport,
+        };
+        let name = operation.named.as_ref().map_or("", |(_, name)| &**name);
+        let seconds = operation.duration.as_secs_f64();
+        {
+            let bound = instruments.bound.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(histogram) = bound.get(&key).and_then(|names| names.get(name)) {
+                histogram.record(seconds);
+                return;
+            }
+        }
+        use std::sync::atomic::Ordering::Relaxed;
+        if instruments.bound_sets.load(Relaxed) >= BOUND_SETS {
+            instruments.duration.record(seconds, &key.attributes(name));
+            return;
+        }
+        let mut bound = instruments.bound.write().unwrap_or_else(|p| p.into_inner());
+        let histogram = bound.entry(key).or_default().entry(name.into()).or_insert_with(|| {
+            instruments.bound_sets.fetch_add(1, Relaxed);
+            instruments.duration.bind(&key.attributes(name))
+        });
+        histogram.record(seconds);
+    }
+
+    pub(crate) fn input_required(method: Method, named: Option<(bool, &str)>, transport: Transport) {
+        let Some(instruments) = INSTRUMENTS.get() else { return };
+        let mut attributes = Vec::with_capacity(3);
+        attributes.push(KeyValue::new("mcp.method.name", method.0));
+        named_attributes(&mut attributes, named);
+        if let Some(transport) = transport.as_str() {
+            attributes.push(KeyValue::new("network.transport", transport));
+        }
+        instruments.input_required.add(1, &attributes);
+    }
+
+    pub(crate) fn state_rejected(reason: StateRejection) {
+        if let Some(instruments) = INSTRUMENTS.get() {
+            instruments.rejections.add(1, &[KeyValue::new("mcp_rounds.state.rejection.reason", reason.as_str())]);
+        }
+    }
+
+    pub(crate) fn listen_streams(change: i64) {
+        if let Some(instruments) = INSTRUMENTS.get() {
+            instruments.listen_streams.add(change, &[]);
+        }
+    }
+}
+
+#[cfg(not(feature = "otel"))]
+mod recording {
+    use super::{Method, Operation, StateRejection, Transport};
+
+    pub(crate) fn enabled() -> bool {
+        false
+    }
+
+    pub(crate) fn operation(_: Operation<'_>) {}
+
+    pub(crate) fn input_required(_: Method, _: Option<(bool, &str)>, _: Transport) {}
+
+    pub(crate) fn state_rejected(_: StateRejection) {}
+
+    pub(crate) fn listen_streams(_: i64) {}
+}
+
+#[cfg(feature = "otel")]
+pub(crate) use recording::enable;
+pub(crate) use recording::{enabled, input_required, operation};
+
+/// Counts a refused `requestState`, and says so at debug level (never the state itself).
+pub(crate) fn state_rejected(reason: StateRejection) {
+    tracing::debug!(reason = reason.as_str(), "requestState refused");
+    recording::state_rejected(reason);
+}
+
+/// An open listen stream, counted until dropped.
+#[derive(Debug)]
+pub(crate) struct ListenStream(());
+
+impl ListenStream {
+    pub(crate) fn open() -> Self {
+        recording::listen_streams(1);
+        ListenStream(())
+    }
+}
+
+impl Drop for ListenStream {
+    fn drop(&mut self) {
+        recording::listen_streams(-1);
+    }
+}

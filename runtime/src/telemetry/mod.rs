@@ -1,0 +1,360 @@
+//! What the server says about its work, by the OpenTelemetry semantic conventions for MCP: one
+//! server span per request with the conventions' name and attributes, the spans nested in it
+//! (the handler, each `requestState` step), and the metrics.
+//!
+//! Every span is a `tracing` span, so any subscriber sees it (the `fmt` one in a terminal, a
+//! `tracing-opentelemetry` layer of yours). With the `otel` feature, once [`enable`] ran (as
+//! [`otel::init`](crate::otel::init) does), the framework's own spans also go straight to the
+//! OpenTelemetry API, as children of the caller's trace (the `traceparent` of the request's
+//! `_meta`, else of its HTTP headers): a request the sampler drops then costs almost nothing,
+//! and spans of your own code inside a handler nest under the handler's span. The metrics are
+//! recorded from then on too.
+//!
+//! Nothing the client sent as content (arguments, answers, state) or as credentials ever
+//! becomes an attribute.
+
+#[cfg(feature = "otel")]
+mod direct;
+mod metrics;
+mod nested;
+mod spans;
+
+use std::future::Future;
+use std::time::Instant;
+
+use tracing::Instrument as _;
+
+pub(crate) use metrics::{ListenStream, StateRejection, state_rejected};
+pub(crate) use nested::Nested;
+
+use crate::model::{RequestId, TraceContext};
+
+/// The `tracing` target of the server spans.
+pub const SERVER_TARGET: &str = "mcp_rounds::server";
+
+/// The `tracing` targets of the spans nested in a server span: the handler's and the
+/// `requestState` steps'.
+pub const NESTED_TARGETS: [&str; 2] = ["mcp_rounds::handler", "mcp_rounds::state"];
+
+/// Sends the framework's spans and metrics to the global OpenTelemetry providers from now on:
+/// install them first ([`otel::init`](crate::otel::init) does both). The framework's spans
+/// then reach OpenTelemetry directly; keep [`SERVER_TARGET`] and [`NESTED_TARGETS`] out of a
+/// `tracing-opentelemetry` layer of your own, or they are exported twice.
+#[cfg(feature = "otel")]
+pub fn enable() {
+    direct::enable();
+    metrics::enable();
+}
+
+/// How a request reached the server (`network.transport`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Transport {
+    /// stdio: a pipe.
+    Pipe,
+    /// Streamable HTTP, over TCP.
+    Tcp,
+    /// Called in-process (tests, benchmarks, a transport of your own).
+    #[default]
+    InProcess,
+}
+
+impl Transport {
+    /// Its `network.transport` value, when it has one.
+    pub fn as_str(self) -> Option<&'static str> {
+        match self {
+            Transport::Pipe => Some("pipe"),
+            Transport::Tcp => Some("tcp"),
+            Transport::InProcess => None,
+        }
+    }
+}
+
+/// What a request names, as its span and metrics say it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Target<'a> {
+    None,
+    Tool(&'a str),
+    Prompt(&'a str),
+    /// A resource's URI: an attribute of the span, never part of its name (too many of them).
+    Resource(&'a str),
+}
+
+impl<'a> Target<'a> {
+    /// The tool of `tools/call`, the prompt of `prompts/get`, the URI of `resources/read`.
+    pub(crate) fn of(method: &str, target: Option<&'a str>) -> Self {
+        match (method, target) {
+            ("tools/call", Some(name)) => Target::Tool(name),
+            ("prompts/get", Some(name)) => Target::Prompt(name),
+            ("resources/read", Some(uri)) => Target::Resource(uri),
+            _ => Target::None,
+        }
+    }
+
+    fn named(self) -> Option<&'a str> {
+        match self {
+            Target::Tool(name) | Target::Prompt(name) => Some(name),
+            Target::None | Target::Resource(_) => None,
+        }
+    }
+}
+
+/// What a request's server span is made from.
+pub(crate) struct RequestInfo<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) id: &'a RequestId,
+    pub(crate) target: Target<'a>,
+    pub(crate) protocol_version: Option<&'a str>,
+    /// The legacy session it belongs to, by the id its client uses.
+    pub(crate) session: Option<&'a str>,
+    pub(crate) transport: Transport,
+    /// The caller's trace context, from `_meta`.
+    pub(crate) trace: Option<&'a TraceContext>,
+    /// The caller's trace context from the transport (HTTP headers), when `_meta` has none.
+    pub(crate) transport_trace: Option<&'a TraceContext>,
+}
+
+impl RequestInfo<'_> {
+    /// The caller's trace context: `_meta`'s when it has a `traceparent`, else the transport's.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))] // a parent only with OpenTelemetry
+    fn caller(&self) -> Option<&TraceContext> {
+        self.trace.filter(|trace| trace.traceparent.is_some()).or(self.transport_trace)
+    }
+}
+
+/// Whether anyone would see a request observed: a subscriber that wants server spans, the
+/// OpenTelemetry API, or the metrics.
+pub(crate) fn wanted() -> bool {
+    metrics::enabled() || direct_enabled() || tracing::enabled!(target: SERVER_TARGET, tracing::Level::INFO)
+}
+
+#[cfg(feature = "otel")]
+fn direct_enabled() -> bool {
+    direct::enabled()
+}
+
+#[cfg(not(feature = "otel"))]
+fn direct_enabled() -> bool {
+    false
+}
+
+/// A request's spans, as what runs inside it nests in them and records on them.
+#[derive(Clone, Debug)]
+pub(crate) struct Trace {
+    pub(crate) span: tracing::Span,
+    /// The same span in OpenTelemetry, when the framework's spans go there directly.
+    #[cfg(feature = "otel")]
+    otel: Option<opentelemetry::Context>,
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Trace {
+            span: tracing::Span::none(),
+            #[cfg(feature = "otel")]
+            otel: None,
+        }
+    }
+}
+
+impl Trace {
+    fn record_str(&self, key: &'static str, value: &str) {
+        self.span.record(key, value);
+        #[cfg(feature = "otel")]
+        direct::record(self.otel.as_ref(), key, || value.to_owned().into());
+    }
+
+    fn record_static(&self, key: &'static str, value: &'static str) {
+        self.span.record(key, value);
+        #[cfg(feature = "otel")]
+        direct::record(self.otel.as_ref(), key, || value.into());
+    }
+
+    fn record_i64(&self, key: &'static str, value: i64) {
+        self.span.record(key, value);
+        #[cfg(feature = "otel")]
+        direct::record(self.otel.as_ref(), key, || value.into());
+    }
+
+    /// `future`, run inside these spans: `tracing`'s and OpenTelemetry's current while it
+    /// runs, so that what it opens nests in them.
+    pub(crate) fn wrap<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
+        #[cfg(feature = "otel")]
+        let future = direct::within(self.otel.clone(), future);
+        future.instrument(self.span.clone())
+    }
+}
+
+/// How a request ended, as its span and the duration metric say it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ending<'a> {
+    Complete,
+    /// A tool's own failure (`isError`): `error.type` is `tool_error`.
+    ToolError,
+    InputRequired,
+    Task,
+    Error {
+        code: i32,
+        message: &'a str,
+    },
+    /// The client cancelled it or went away; no answer was sent.
+    Cancelled,
+}
+
+/// A request being observed: its server span, and when it started. Dropped before it is
+/// [finished](Self::finish), it is recorded as cancelled.
+#[derive(Debug)]
+pub(crate) struct Observed {
+    pub(crate) trace: Trace,
+    started: Instant,
+    method: metrics::Method,
+    named: Option<(bool, Box<str>)>,
+    protocol_version: Option<&'static str>,
+    transport: Transport,
+    finished: bool,
+}
+
+impl Observed {
+    /// Starts observing the request `info` describes; `None` when nobody would see it. Boxed:
+    /// it rides along in the request's future, which stays small when nobody observes.
+    pub(crate) fn start(info: &RequestInfo<'_>) -> Option<Box<Self>> {
+        let span = spans::server(info);
+        let method = metrics::Method::of(info.method);
+        #[cfg(feature = "otel")]
+        let otel = direct::server(info, method);
+        #[cfg(feature = "otel")]
+        let direct = otel.is_some();
+        #[cfg(not(feature = "otel"))]
+        let direct = false;
+        if span.is_disabled() && !direct && !metrics::enabled() {
+            return None;
+        }
+        #[cfg(feature = "otel")]
+        if !direct {
+            // Only `tracing` sees it: its OpenTelemetry layer, if any, takes the caller's
+            // trace as the parent.
+            direct::adopt_parent(&span, info.caller());
+        }
+        let named = match info.target {
+            Target::Tool(name) => Some((true, name.into())),
+            Target::Prompt(name) => Some((false, name.into())),
+            Target::None | Target::Resource(_) => None,
+        };
+        Some(Box::new(Observed {
+            trace: Trace {
+                span,
+                #[cfg(feature = "otel")]
+                otel,
+            },
+            started: Instant::now(),
+            method,
+            // Metrics need the name only when they are recorded; the span has it already.
+            named: named.filter(|_| metrics::enabled()),
+            protocol_version: info.protocol_version.and_then(crate::version::known),
+            transport: info.transport,
+            finished: false,
+        }))
+    }
+
+    /// Records how the request ended on its span and in the metrics, and ends the span.
+    /// `named_exists`: whether the tool or prompt it named is served (a name the client made
+    /// up is neither the span's name nor an attribute of the metrics).
+    #[allow(clippy::boxed_local)] // it lives in a box, and ends there
+    pub(crate) fn finish(mut self: Box<Self>, ending: Ending<'_>, named_exists: bool) {
+        self.finished = true;
+        self.record(ending, named_exists);
+    }
+
+    fn record(&mut self, ending: Ending<'_>, named_exists: bool) {
+        let trace = &self.trace;
+        if !named_exists {
+            trace.span.record("otel.name", self.method.name());
+            #[cfg(feature = "otel")]
+            direct::rename(trace.otel.as_ref(), &trace.span, self.method.name());
+        }
+        match ending {
+            Ending::Complete => trace.record_static("mcp_rounds.result_type", "complete"),
+            Ending::ToolError => {
+                trace.record_static("mcp_rounds.result_type", "complete");
+                trace.record_static("error.type", "tool_error");
+                trace.span.record("otel.status_code", "error");
+                #[cfg(feature = "otel")]
+                direct::fail(trace.otel.as_ref(), "");
+            }
+            Ending::InputRequired => trace.record_static("mcp_rounds.result_type", "input_required"),
+            Ending::Task => trace.record_static("mcp_rounds.result_type", "task"),
+            Ending::Error { code, message } => {
+                let code_text = code.to_string();
+                trace.record_str("error.type", &code_text);
+                trace.record_str("rpc.response.status_code", &code_text);
+                trace.span.record("otel.status_code", "error");
+                trace.span.record("otel.status_description", message);
+                #[cfg(feature = "otel")]
+                direct::fail(trace.otel.as_ref(), message);
+            }
+            Ending::Cancelled => trace.record_static("error.type", "cancelled"),
+        }
+        #[cfg(feature = "otel")]
+        direct::end(self.trace.otel.take());
+        let named = self.named.take().filter(|_| named_exists);
+        if matches!(ending, Ending::InputRequired) {
+            metrics::input_required(self.method, named.as_ref().map(|(tool, name)| (*tool, &**name)), self.transport);
+        }
+        metrics::operation(metrics::Operation {
+            duration: self.started.elapsed(),
+            method: self.method,
+            named,
+            protocol_version: self.protocol_version,
+            transport: self.transport,
+            ending,
+        });
+    }
+
+    /// Counts one more round asked of the client within this request (a legacy session plays
+    /// rounds out inside one request).
+    pub(crate) fn round_asked(&self) {
+        let named = self.named.as_ref().map(|(tool, name)| (*tool, &**name));
+        metrics::input_required(self.method, named, self.transport);
+    }
+
+    /// `future`, run inside the request's spans.
+    pub(crate) fn wrap<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
+        self.trace.wrap(future)
+    }
+}
+
+impl Drop for Observed {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            self.record(Ending::Cancelled, true);
+        }
+    }
+}
+
+/// Runs `work` on the blocking pool inside the spans current here, so that a blocking
+/// handler's own spans nest in its request's as an async one's do.
+#[doc(hidden)]
+pub fn spawn_blocking<T, F>(work: F) -> tokio::task::JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let span = tracing::Span::current();
+    #[cfg(feature = "otel")]
+    let context = opentelemetry::Context::current();
+    tokio::task::spawn_blocking(move || {
+        #[cfg(feature = "otel")]
+        let _attached = context.attach();
+        span.in_scope(work)
+    })
+}
+
+/// Records the round a multi-round request is in on its server span: `round` counts the
+/// exchanges (1: the first call), `name` is the round the state resumes.
+pub(crate) fn record_round(trace: &Trace, round: u32, name: Option<&str>) {
+    trace.record_i64("mcp_rounds.round", i64::from(round));
+    if let Some(name) = name {
+        trace.record_str("mcp_rounds.round.name", name);
+    }
+}
