@@ -23,6 +23,56 @@
 //! assert_eq!(result.content[0].as_text(), Some("42"));
 //! # }
 //! ```
+//!
+//! A tool, prompt or resource that asks for input (`resultType: "input_required"`) plays out by
+//! itself once the client can answer: register what the user or the model says with
+//! [`TestClient::with_elicitation`], [`TestClient::with_sampling`] or [`TestClient::with_roots`],
+//! and [`TestClient::call_tool`] answers every round, retrying with the answers and the echoed
+//! `requestState` until the result is complete (at most [`MAX_ROUNDS`] rounds).
+//!
+//! ```
+//! use mcp_rounds::form::FormRequest;
+//! use mcp_rounds::request_state::KeyRing;
+//! use mcp_rounds::rounds::{Elicitation, Round, Step};
+//! use mcp_rounds::testing::{TestClient, accept};
+//! use mcp_rounds::{Form, Rounds, Server, handlers, tool};
+//! use serde_json::json;
+//!
+//! #[derive(Form)]
+//! struct Who {
+//!     /// Your name.
+//!     name: String,
+//! }
+//!
+//! #[derive(Rounds)]
+//! enum Greeting {
+//!     Name {
+//!         #[answer]
+//!         who: Elicitation<Who>,
+//!     },
+//! }
+//!
+//! /// Greets the user by the name they give when asked.
+//! #[tool]
+//! fn greet(round: Round<Greeting>) -> Step<Greeting, String> {
+//!     match round {
+//!         Round::Start => Greeting::ask_name(FormRequest::new("What is your name?")).into(),
+//!         Round::Resumed(Greeting::Name { who: Elicitation::Accept(Who { name }) }) => {
+//!             Step::Done(format!("Hello, {name}!"))
+//!         }
+//!         Round::Resumed(_) => Step::Done("Hello, stranger!".into()),
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let keys = KeyRing::development();
+//! let server = Server::builder("greeter", "1.0.0").state_keys(keys).handlers(handlers![greet]).build().unwrap();
+//! let client = TestClient::new(&server).with_elicitation(|_| accept(json!({"name": "Ada"})));
+//! let result = client.call_tool("greet", json!({})).await.unwrap();
+//! assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
+//! # }
+//! ```
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -39,12 +89,18 @@ use crate::model::{
 use crate::server::Server;
 use crate::version::LATEST_PROTOCOL_VERSION;
 
+mod rounds;
+
+pub use rounds::{MAX_ROUNDS, accept, cancel, decline, model_reply};
+
 /// A client that talks to a [`Server`] in the same process.
 #[derive(Debug)]
 pub struct TestClient {
     server: Server,
     principal: Principal,
-    capabilities: ClientCapabilities,
+    /// Set by [`TestClient::with_capabilities`]; otherwise the registered answers decide.
+    capabilities: Option<ClientCapabilities>,
+    answers: rounds::Answers,
     protocol_version: String,
     next_id: AtomicI64,
 }
@@ -54,12 +110,13 @@ pub struct TestClient {
 const MAX_PAGES: usize = 1000;
 
 impl TestClient {
-    /// A client with no capabilities, calling as the anonymous principal.
+    /// A client with no capabilities and no answers, calling as the anonymous principal.
     pub fn new(server: &Server) -> Self {
         TestClient {
             server: server.clone(),
             principal: Principal::anonymous(),
-            capabilities: ClientCapabilities::default(),
+            capabilities: None,
+            answers: rounds::Answers::default(),
             protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
             next_id: AtomicI64::new(1),
         }
@@ -71,9 +128,11 @@ impl TestClient {
         self
     }
 
-    /// Declares these capabilities on every request.
+    /// Declares exactly these capabilities on every request, before or after any `with_*`
+    /// answer is registered: the answers then no longer declare anything, so a test can see
+    /// what a server does without a capability (-32021) while the client could answer.
     pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
-        self.capabilities = capabilities;
+        self.capabilities = Some(capabilities);
         self
     }
 
@@ -86,7 +145,7 @@ impl TestClient {
     fn meta(&self) -> Value {
         let meta = RequestMeta {
             client_info: Some(Implementation::new("mcp-rounds-test-client", env!("CARGO_PKG_VERSION"))),
-            ..RequestMeta::new(self.protocol_version.clone(), self.capabilities.clone())
+            ..RequestMeta::new(self.protocol_version.clone(), self.declared_capabilities())
         };
         serde_json::to_value(meta).expect("meta serializes")
     }
@@ -146,17 +205,20 @@ impl TestClient {
         self.collect("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor)).await
     }
 
-    /// `tools/call`, returning the result or the input request.
+    /// `tools/call`, answering every round this client has answers for: the complete result,
+    /// or the first `input_required` it cannot answer, as the server sent it. Without answers
+    /// registered, that is the server's first reply.
     pub async fn call_tool_outcome(
         &self,
         name: &str,
         arguments: Value,
     ) -> Result<Outcome<CallToolResult>, ErrorObject> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+        let params = json!({"name": name, "arguments": arguments});
+        self.play("tools/call", &format!("tool {name:?}"), params, |asked| self.answer_all(asked)).await
     }
 
     /// The retry of a `tools/call` that asked for input: the same arguments, the answers by
-    /// key, and the state echoed.
+    /// key, and the state echoed. Sent as is; registered answers play no part.
     pub async fn call_tool_resume(
         &self,
         name: &str,
@@ -171,37 +233,30 @@ impl TestClient {
         .await
     }
 
-    /// Calls a tool and answers every round it asks with `answer(key, request)`, up to 10
-    /// rounds, as a real client would.
+    /// Calls a tool and answers every round it asks with `answer(key, request)` (the raw JSON
+    /// of the answer), instead of the registered answers, for at most [`MAX_ROUNDS`] rounds.
     pub async fn call_tool_answering(
         &self,
         name: &str,
         arguments: Value,
         mut answer: impl FnMut(&str, &InputRequest) -> Value,
     ) -> Result<CallToolResult, ErrorObject> {
-        let mut outcome = self.call_tool_outcome(name, arguments.clone()).await?;
-        for _ in 0..10 {
-            match outcome {
-                Outcome::Complete(result) => return Ok(result),
-                Outcome::InputRequired(asked) => {
-                    let mut responses = serde_json::Map::new();
-                    for (key, request) in asked.input_requests.iter().flatten() {
-                        responses.insert(key.clone(), answer(key, request));
-                    }
-                    let state = asked.request_state.unwrap_or_default();
-                    outcome = self.call_tool_resume(name, arguments.clone(), Value::Object(responses), &state).await?;
-                }
-            }
-        }
-        panic!("tool {name} was still asking after 10 rounds");
+        let what = format!("tool {name:?}");
+        let params = json!({"name": name, "arguments": arguments});
+        let outcome = self
+            .play("tools/call", &what, params, |asked| {
+                Some(asked.iter().map(|(key, request)| (key.clone(), answer(key, request))).collect())
+            })
+            .await?;
+        Ok(self.complete(&what, outcome))
     }
 
-    /// `tools/call` for a tool that completes in one round; panics if it asks for input.
+    /// `tools/call`, answering every round with the registered answers until the tool
+    /// completes. Panics, naming the request and its key, if the tool asks for something this
+    /// client has no answer for.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorObject> {
-        match self.call_tool_outcome(name, arguments).await? {
-            Outcome::Complete(result) => Ok(result),
-            Outcome::InputRequired(asked) => panic!("tool {name} asked for input: {asked:?}"),
-        }
+        let outcome = self.call_tool_outcome(name, arguments).await?;
+        Ok(self.complete(&format!("tool {name:?}"), outcome))
     }
 
     /// Every resource, following cursors.
@@ -217,12 +272,16 @@ impl TestClient {
         .await
     }
 
-    /// `resources/read` for a resource that completes in one round.
+    /// `resources/read`, answering rounds as [`TestClient::call_tool_outcome`] does.
+    pub async fn read_resource_outcome(&self, uri: &str) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        let what = format!("resource {uri:?}");
+        self.play("resources/read", &what, json!({"uri": uri}), |asked| self.answer_all(asked)).await
+    }
+
+    /// `resources/read`, answering rounds as [`TestClient::call_tool`] does.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
-        match self.request::<Outcome<ReadResourceResult>>("resources/read", json!({"uri": uri})).await? {
-            Outcome::Complete(result) => Ok(result),
-            Outcome::InputRequired(asked) => panic!("resource {uri} asked for input: {asked:?}"),
-        }
+        let outcome = self.read_resource_outcome(uri).await?;
+        Ok(self.complete(&format!("resource {uri:?}"), outcome))
     }
 
     /// Every prompt, following cursors.
@@ -230,15 +289,20 @@ impl TestClient {
         self.collect("prompts/list", |page: ListPromptsResult| (page.prompts, page.next_cursor)).await
     }
 
-    /// `prompts/get` for a prompt that completes in one round.
+    /// `prompts/get`, answering rounds as [`TestClient::call_tool_outcome`] does.
+    pub async fn get_prompt_outcome(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        let params = json!({"name": name, "arguments": arguments});
+        self.play("prompts/get", &format!("prompt {name:?}"), params, |asked| self.answer_all(asked)).await
+    }
+
+    /// `prompts/get`, answering rounds as [`TestClient::call_tool`] does.
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ErrorObject> {
-        match self
-            .request::<Outcome<GetPromptResult>>("prompts/get", json!({"name": name, "arguments": arguments}))
-            .await?
-        {
-            Outcome::Complete(result) => Ok(result),
-            Outcome::InputRequired(asked) => panic!("prompt {name} asked for input: {asked:?}"),
-        }
+        let outcome = self.get_prompt_outcome(name, arguments).await?;
+        Ok(self.complete(&format!("prompt {name:?}"), outcome))
     }
 }
 
