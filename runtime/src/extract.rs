@@ -258,6 +258,7 @@ impl RequestParts {
 
 /// What a handler's extractors need from the server, collected when it is built.
 #[derive(Clone, Debug, Default)]
+#[doc(hidden)]
 pub struct Requirements {
     states: Vec<StateRequirement>,
 }

@@ -47,8 +47,96 @@ impl From<ToolRoute> for Handler {
     note = "handlers![...] takes the names of annotated functions"
 )]
 pub trait IntoHandler {
+    /// What the handler is known as to clients, with its kind (`tool:add`,
+    /// `resource:notes://{id}`): [`handlers!`](crate::handlers) refuses to compile a list in
+    /// which two entries share one. Empty for handlers that do not say.
+    #[doc(hidden)]
+    const NAME: &'static str = "";
+
+    /// The marker value itself, so that `handlers![...]` names the type alone.
+    #[doc(hidden)]
+    const MARKER: Self;
+
     /// The handler.
     fn into_handler(self) -> Handler;
+}
+
+/// The names of a [`HandlerList`], as a list the compiler can walk while it evaluates
+/// constants.
+#[doc(hidden)]
+pub enum Names {
+    /// The end.
+    Nil,
+    /// A name and the rest.
+    Cons(&'static str, &'static Names),
+}
+
+/// The type [`handlers!`](crate::handlers) writes for its list, nested pairs of the markers'
+/// types, `(a, (b, ()))`: each path is written once, so a path that is no handler is one
+/// error, and the names can be checked while the list compiles.
+#[doc(hidden)]
+pub trait HandlerList {
+    /// The handlers' names, in order.
+    const NAMES: Names;
+
+    /// Appends the handlers to `into`.
+    fn push_into(into: &mut Vec<Handler>);
+}
+
+impl HandlerList for () {
+    const NAMES: Names = Names::Nil;
+
+    fn push_into(_into: &mut Vec<Handler>) {}
+}
+
+impl<H: IntoHandler, T: HandlerList> HandlerList for (H, T) {
+    const NAMES: Names = Names::Cons(H::NAME, &T::NAMES);
+
+    fn push_into(into: &mut Vec<Handler>) {
+        into.push(H::MARKER.into_handler());
+        T::push_into(into);
+    }
+}
+
+/// Fails the constant evaluation (a compile error at the `handlers![...]` that lists them)
+/// when two handlers of `L` share a name.
+#[doc(hidden)]
+pub const fn assert_distinct<L: HandlerList>() {
+    const fn same(a: &[u8], b: &[u8]) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    let mut outer = &L::NAMES;
+    while let Names::Cons(name, rest) = outer {
+        let mut inner = *rest;
+        while let Names::Cons(other, next) = inner {
+            if !name.is_empty() && same(name.as_bytes(), other.as_bytes()) {
+                panic!(
+                    "two handlers in this handlers![...] have the same name (or URI): clients could call only one; \
+                     rename one with name = \"...\", or list it once"
+                );
+            }
+            inner = *next;
+        }
+        outer = *rest;
+    }
+}
+
+/// The handlers of `L`, in order.
+#[doc(hidden)]
+pub fn handlers_of<L: HandlerList>() -> Vec<Handler> {
+    let mut handlers = Vec::new();
+    L::push_into(&mut handlers);
+    handlers
 }
 
 /// The annotated functions a server serves, by name, in any order and of any kind.
@@ -82,7 +170,13 @@ pub trait IntoHandler {
 /// ```
 #[macro_export]
 macro_rules! handlers {
-    ($($($segment:ident)::+),* $(,)?) => {
-        [$($crate::__private::IntoHandler::into_handler($($segment)::+ {})),*]
+    (@list) => { () };
+    (@list $($segment:ident)::+ $(, $($rest:tt)*)?) => {
+        ($($segment)::+, $crate::handlers!(@list $($($rest)*)?))
     };
+    ($($($segment:ident)::+),* $(,)?) => {{
+        type __Handlers = $crate::handlers!(@list $($($segment)::+),*);
+        const _: () = $crate::__private::assert_distinct::<__Handlers>();
+        $crate::__private::handlers_of::<__Handlers>()
+    }};
 }

@@ -1,6 +1,70 @@
 //! # mcp-rounds
 //!
-//! Model Context Protocol servers for revision **2026-07-28** from plain Rust functions.
+//! Model Context Protocol servers for revision **2026-07-28** from plain Rust functions:
+//! annotate them, list them, serve them.
+//!
+//! ## Quick start
+//!
+//! ```
+//! use mcp_rounds::testing::TestClient;
+//! use mcp_rounds::{Server, ToolError, handlers, tool};
+//!
+//! /// Greets someone by name.
+//! #[tool(read_only)]
+//! fn greet(
+//!     /// Who to greet.
+//!     name: String,
+//! ) -> Result<String, ToolError> {
+//!     if name.is_empty() {
+//!         return Err(ToolError::new("say whose name"));
+//!     }
+//!     Ok(format!("Hello, {name}!"))
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("greeter", "1.0.0").handlers(handlers![greet]).build().expect("a valid server");
+//!
+//! // In-process, with the checks the real transports make; to serve for real:
+//! // `mcp_rounds::transport::stdio::Stdio::new().serve(&server).await`.
+//! let client = TestClient::new(&server);
+//! let result = client.call_tool("greet", serde_json::json!({"name": "Ada"})).await.unwrap();
+//! assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
+//! # }
+//! ```
+//!
+//! The attribute macros are [`tool`](macro@tool), [`resource`](macro@resource) and [`prompt`](macro@prompt); a struct becomes an
+//! elicitation form with [`Form`], an enum the rounds of a multi-round tool with [`Rounds`].
+//! A mistake in any of them is a compile error on the mistake.
+//!
+//! ## Modules
+//!
+//! | What you write | Where |
+//! |---|---|
+//! | the server: its handlers, state, keys and layers | [`server`] ([`Server::builder`]) |
+//! | tools, resources, prompts and their return types | [`tool`](mod@tool), [`resource`](mod@resource), [`prompt`](mod@prompt), [`completion`] |
+//! | parameters filled in by the framework | [`extract`] ([`FromRequest`]), [`context`] |
+//! | multi-round tools: forms, rounds, the signed state | [`form`], [`rounds`], [`request_state`], [`replay`] |
+//! | serving: stdio, Streamable HTTP, OAuth | [`transport`] |
+//! | middleware, telemetry | [`middleware`], [`telemetry`], `otel` (feature) |
+//! | long-running tools | [`tasks`] |
+//! | tests of your server | [`testing`] ([`testing::TestClient`]) |
+//! | the protocol's types, as the revision names them | [`model`], [`jsonrpc`], [`headers`] |
+//! | change notifications across instances | [`changes`] |
+//! | the request as the layers see it | [`dispatch`] |
+//!
+//! ## Features
+//!
+//! | Feature | Default | What it adds |
+//! |---|---|---|
+//! | `sqlite` | yes | the embedded SQLite replay store for single-use `requestState` |
+//! | `http` | yes | the Streamable HTTP transport (axum), bearer tokens, CORS |
+//! | `postgres` | no | the PostgreSQL replay store and change fan-out, for many instances |
+//! | `oauth` | no | an OAuth 2.1 resource server: JWTs checked against the issuer's keys, introspection, protected resource metadata |
+//! | `otel` | no | OpenTelemetry export over OTLP/HTTP, configured by the `OTEL_*` variables |
+//!
+//! Without a feature, none of its crates is compiled. [`serde`], [`schemars`] and
+//! [`serde_json`] are re-exported, so that the derives need no dependency of your own.
 //!
 //! ## How a request travels
 //!
@@ -21,6 +85,8 @@
 //! What is served is described once, validated and rendered when the server is built:
 //! [`Server::builder`]. Every protocol failure is an [`Error`] with the code the revision
 //! prescribes; the protocol types live in [`model`], named as the revision names them.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod changes;
 pub mod completion;
@@ -48,7 +114,7 @@ pub mod replay;
 pub mod request_state;
 pub mod resource;
 pub mod rounds;
-pub mod schema;
+mod schema;
 pub mod server;
 mod shape;
 pub mod tasks;
@@ -56,9 +122,9 @@ pub mod telemetry;
 pub mod testing;
 pub mod tool;
 pub mod transport;
-pub mod uri;
-pub mod uri_template;
-pub mod version;
+mod uri;
+mod uri_template;
+mod version;
 
 pub use changes::Changes;
 pub use context::{Notifier, Principal, RequestContext};
@@ -73,6 +139,15 @@ pub use rounds::{Ask, Round, Step};
 pub use server::{Server, ServerBuilder};
 pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
 pub use tower;
+
+/// The `schemars` this crate is built with (1.x): derive `JsonSchema` for tool arguments and
+/// results without guessing its version (add `#[schemars(crate = "mcp_rounds::schemars")]`).
+pub use schemars;
+/// The `serde` this crate is built with: derive `Serialize`/`Deserialize` for tool arguments and
+/// results without a dependency of your own (add `#[serde(crate = "mcp_rounds::serde")]`).
+pub use serde;
+/// The `serde_json` this crate is built with, for `json!` and `Value`.
+pub use serde_json;
 pub use version::LATEST_PROTOCOL_VERSION;
 
 /// What generated code needs, reached through this crate so that users depend on nothing else.
@@ -85,16 +160,16 @@ pub mod __private {
 
     pub use crate::completion::{Completer, CompletionRequest};
     pub use crate::extract::{FromRequest, Requirements, ResourceParam};
+    pub use crate::form::{ChoiceOption, FormViolation};
     pub use crate::form::{FieldKey, FieldKind, FieldOptions, Form, FormChoice, FormField, SchemaBuilder, take_field};
     pub use crate::future::{BoxFuture, boxed};
-    pub use crate::handler::{Handler, IntoHandler};
+    pub use crate::handler::{Handler, HandlerList, IntoHandler, Names, assert_distinct, handlers_of};
     pub use crate::headers::HeaderParam;
-    pub use crate::model::Completion;
-    pub use crate::model::StringFormat;
     pub use crate::model::{
         CacheHints, CacheScope, CallToolResult, GetPromptResult, Outcome, Prompt, ReadResourceResult, Resource, Tool,
         ToolAnnotations,
     };
+    pub use crate::model::{Completion, JsonObject, PromptArgument, RequestedSchema, StringFormat};
     pub use crate::prompt::{CompletableArgument, IntoPromptResult, PromptDefinition, PromptGet, PromptParam};
     pub use crate::resource::{
         IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceRead, TemplateValue, rejected,

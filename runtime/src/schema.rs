@@ -66,6 +66,7 @@ pub fn input_generator() -> SchemaGenerator {
 /// A generator for schemas of values the server writes (structured output). `None` is
 /// written as `null`, so here an optional value keeps `null` in its schema: structured
 /// content must validate against the output schema.
+#[doc(hidden)]
 pub fn output_generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().for_serialize().into_generator()
 }
@@ -89,6 +90,7 @@ pub(crate) fn accepts_null<T: DeserializeOwned>() -> bool {
 }
 
 /// Builds a tool's input schema one parameter at a time.
+#[doc(hidden)]
 pub struct InputSchema {
     generator: SchemaGenerator,
     properties: JsonObject,

@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use mcp_rounds_grammar::template as grammar;
 use percent_encoding::percent_decode_str;
 
 /// Longest decoded value a variable may take.
@@ -54,48 +55,17 @@ fn reserved_char(b: u8) -> bool {
 }
 
 impl UriTemplate {
-    /// Parses a template.
+    /// Parses a template (the same grammar `#[resource]` checks when it compiles).
     pub fn parse(template: &str) -> Result<Self, TemplateError> {
-        let fail = |reason: String| TemplateError { template: template.to_owned(), reason };
-        let mut parts = Vec::new();
-        let mut rest = template;
-        let mut names: Vec<String> = Vec::new();
-        while !rest.is_empty() {
-            match rest.find('{') {
-                Some(0) => {
-                    let close = rest.find('}').ok_or_else(|| fail("a `{` is never closed".into()))?;
-                    let mut expr = &rest[1..close];
-                    let reserved = expr.starts_with('+');
-                    if reserved {
-                        expr = &expr[1..];
-                    }
-                    if let Some(op) = expr.chars().next().filter(|c| "#./;?&=,!@|".contains(*c)) {
-                        return Err(fail(format!("the `{op}` operator is not supported; use {{name}} or {{+name}}")));
-                    }
-                    if expr.is_empty() || !expr.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-                        return Err(fail(format!("`{{{expr}}}` is not a variable name (letters, digits and _)")));
-                    }
-                    if names.iter().any(|n| n == expr) {
-                        return Err(fail(format!("variable `{expr}` appears twice")));
-                    }
-                    if matches!(parts.last(), Some(Part::Var { .. })) {
-                        return Err(fail("two variables need a literal between them".into()));
-                    }
-                    names.push(expr.to_owned());
-                    parts.push(Part::Var { name: expr.to_owned(), reserved });
-                    rest = &rest[close + 1..];
-                }
-                found => {
-                    let end = found.unwrap_or(rest.len());
-                    let literal = &rest[..end];
-                    if literal.contains('}') {
-                        return Err(fail("a `}` has no matching `{`".into()));
-                    }
-                    parts.push(Part::Literal(literal.to_owned()));
-                    rest = &rest[end..];
-                }
-            }
-        }
+        let parsed =
+            grammar::parse(template).map_err(|reason| TemplateError { template: template.to_owned(), reason })?;
+        let mut parts: Vec<Part> = parsed
+            .into_iter()
+            .map(|part| match part {
+                grammar::Part::Literal(text) => Part::Literal(text),
+                grammar::Part::Var { name, reserved } => Part::Var { name, reserved },
+            })
+            .collect();
         // Literals compare against normalized URIs, so normalize the template's text too.
         if let Some(Part::Literal(first)) = parts.first_mut()
             && let Some(colon) = first.find(':')

@@ -96,6 +96,10 @@ async fn a_refusing_extractor_answers_as_each_kind_of_handler_does() {
 fn what_an_extractor_requires_is_checked_when_the_server_is_built() {
     let missing = Server::builder("workspaces", "1.0.0").handlers(handlers![where_am_i]).build().unwrap_err();
     assert!(matches!(missing, BuildError::MissingState { ref handler, .. } if handler == "where_am_i"), "{missing:?}");
+    // What `.expect(...)` prints says what to change, in Display's words.
+    let printed = format!("{missing:?}");
+    assert_eq!(printed, missing.to_string());
+    assert!(printed.contains("add .state(...) to the builder"), "{printed}");
 }
 
 /// A layer of the user's own: it finds out the caller's team and hands it to handlers.

@@ -113,11 +113,8 @@ async fn list_notes(ctx: RequestContext) -> Vec<Resource> {
     titles
         .iter()
         .enumerate()
-        .map(|(i, title)| Resource {
-            uri: format!("notes://projects/main/notes/{i}"),
-            name: title.clone(),
-            mime_type: Some("text/markdown".into()),
-            ..Default::default()
+        .map(|(i, title)| {
+            Resource::new(format!("notes://projects/main/notes/{i}"), title).with_mime_type("text/markdown")
         })
         .collect()
 }
@@ -269,8 +266,11 @@ async fn bad_arguments_are_tool_errors_the_model_can_read() {
 
     let protocol = client.call_tool("strict", json!({})).await.unwrap_err();
     assert_eq!(protocol.code, -32602);
-    let with_sampling = TestClient::new(&server())
-        .with_capabilities(ClientCapabilities { sampling: Some(Default::default()), ..Default::default() });
+    let with_sampling = TestClient::new(&server()).with_capabilities({
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.sampling = Some(Default::default());
+        capabilities
+    });
     assert_eq!(
         with_sampling.call_tool("strict", json!({})).await.unwrap().content[0].as_text(),
         Some("sampling available")
@@ -390,10 +390,12 @@ fn servers_that_cannot_be_served_are_refused_at_build() {
     );
     assert!(missing_state.to_string().contains("Notes"));
 
-    let duplicate = Server::builder("s", "1").handlers(handlers![add, add]).build().unwrap_err();
-    assert_eq!(duplicate, BuildError::DuplicateTool("add".into()));
-    let duplicate = Server::builder("s", "1").handlers(handlers![app_config, app_config]).build().unwrap_err();
-    assert_eq!(duplicate, BuildError::DuplicateResource("config://app".into()));
-    let duplicate = Server::builder("s", "1").handlers(handlers![review_note, review_note]).build().unwrap_err();
-    assert_eq!(duplicate, BuildError::DuplicatePrompt("review_note".into()));
+    // Within one handlers![...] a duplicate does not compile (see the compile-fail cases);
+    // across lists given separately, the builder refuses it.
+    let twice = |list: fn() -> Vec<mcp_rounds::Handler>| {
+        Server::builder("s", "1").handlers(list()).handlers(list()).build().unwrap_err()
+    };
+    assert_eq!(twice(|| handlers![add]), BuildError::DuplicateTool("add".into()));
+    assert_eq!(twice(|| handlers![app_config]), BuildError::DuplicateResource("config://app".into()));
+    assert_eq!(twice(|| handlers![review_note]), BuildError::DuplicatePrompt("review_note".into()));
 }

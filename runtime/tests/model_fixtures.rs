@@ -186,10 +186,9 @@ fn errors() {
         assert_eq!(error.code, code);
     }
     // What the server emits has exactly the example's shape.
-    let ours = mcp_rounds::Error::missing_capability(ClientCapabilities {
-        elicitation: Some(ElicitationCapability::default()),
-        ..Default::default()
-    });
+    let mut required = ClientCapabilities::default();
+    required.elicitation = Some(ElicitationCapability::default());
+    let ours = mcp_rounds::Error::missing_capability(required);
     let example = fixture("error-missing-capability.json");
     assert_eq!(serde_json::to_value(&ours).unwrap(), example["error"]);
     let ours = mcp_rounds::Error::unsupported_version(&["2026-07-28", "2025-11-25"], "1900-01-01");

@@ -20,7 +20,9 @@ fn slow() -> ToolRoute {
 fn client(server: &Server) -> TestClient {
     let mut extensions = std::collections::BTreeMap::new();
     extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
-    TestClient::new(server).with_capabilities(ClientCapabilities { extensions: Some(extensions), ..Default::default() })
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.extensions = Some(extensions);
+    TestClient::new(server).with_capabilities(capabilities)
 }
 
 #[tokio::test]

@@ -244,10 +244,11 @@ async fn one_elicitation_answer_handles_urls_and_roots_are_listed() {
             }
             ElicitRequestParams::Form(_) => panic!("no form in this flow"),
         })
-        .with_roots([
-            Root { uri: "file:///home/ada/a".into(), ..Root::default() },
-            Root { uri: "file:///home/ada/b".into(), name: Some("B".into()), meta: None },
-        ]);
+        .with_roots([Root::new("file:///home/ada/a"), {
+            let mut root = Root::new("file:///home/ada/b");
+            root.name = Some("B".into());
+            root
+        }]);
     let result = client.call_tool("onboard", json!({})).await.unwrap();
     assert_eq!(text(&result), "file:///home/ada/a file:///home/ada/b");
 }

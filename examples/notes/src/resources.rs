@@ -35,12 +35,8 @@ async fn list_notes(context: RequestContext) -> Result<Vec<Resource>, Error> {
             tracing::warn!(workspace = %workspace.slug, error = ?e, "cannot list a workspace");
             Error::internal()
         })?;
-        resources.extend(listed.into_iter().map(|note| Resource {
-            uri: workspace.note_uri(&note.id),
-            name: note.id,
-            title: Some(note.title),
-            mime_type: Some("text/markdown".into()),
-            ..Default::default()
+        resources.extend(listed.into_iter().map(|note| {
+            Resource::new(workspace.note_uri(&note.id), note.id).with_title(note.title).with_mime_type("text/markdown")
         }));
     }
     Ok(resources)

@@ -115,7 +115,10 @@ fn summary_prompt(notes: &[(String, String)]) -> String {
 }
 
 fn preferences() -> ModelPreferences {
-    ModelPreferences { speed_priority: Some(0.5), cost_priority: Some(0.5), ..Default::default() }
+    let mut preferences = ModelPreferences::default();
+    preferences.speed_priority = Some(0.5);
+    preferences.cost_priority = Some(0.5);
+    preferences
 }
 
 /// The model's picks, checked: a JSON array of distinct ids, at most [`MAX_PICKS`], each one

@@ -120,9 +120,9 @@ impl Principal {
 }
 
 /// Whether `scope` is an OAuth scope token (RFC 6749 §3.3): visible ASCII but `"` and `\`,
-/// at least one character.
+/// at least one character (the same rule `scopes("...")` applies when it compiles).
 pub fn is_scope_token(scope: &str) -> bool {
-    !scope.is_empty() && scope.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+    mcp_rounds_grammar::is_scope_token(scope)
 }
 
 impl PartialEq for Principal {

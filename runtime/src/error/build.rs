@@ -1,7 +1,7 @@
 //! What keeps a server description from being served, found when it is built.
 
 /// A server description that cannot be served.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BuildError {
     /// Two tools share a name.
@@ -66,4 +66,12 @@ pub enum BuildError {
         /// The state's type.
         state: String,
     },
+}
+
+/// Reads as `Display` does, so `.expect(...)` and `?` in `main` print what to change rather
+/// than the enum's variant.
+impl std::fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }

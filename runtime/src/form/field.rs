@@ -47,6 +47,7 @@ impl FieldKind {
 
 /// What the field's attributes say, for the code `#[derive(Form)]` generates.
 #[derive(Clone, Debug, Default)]
+#[doc(hidden)]
 pub struct FieldOptions {
     /// Label.
     pub title: Option<&'static str>,

@@ -36,6 +36,7 @@ pub trait Form: Sized + Send + 'static {
 }
 
 /// A field of form `T` whose type is `F`: the typed name `FormRequest::choices` takes.
+#[doc(hidden)]
 pub struct FieldKey<T, F> {
     name: &'static str,
     _types: PhantomData<fn() -> (T, F)>,

@@ -66,9 +66,10 @@ const SUBSCHEMA_KEYWORDS: &[&str] = &[
     "else",
 ];
 
-/// Whether `name` is an RFC 9110 token (`1*tchar`), the only shape a header name can have.
+/// Whether `name` is an RFC 9110 token (`1*tchar`), the only shape a header name can have (the
+/// same rule `#[arg(header = ...)]` applies when it compiles).
 pub fn is_header_token(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    mcp_rounds_grammar::is_header_name(name)
 }
 
 /// Reads the `x-mcp-header` declarations of a tool's input schema, or says why they are

@@ -11,6 +11,7 @@ use super::JsonObject;
 
 /// What a client declares it can do, for one request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Embedded `elicitation/create` requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,6 +138,7 @@ impl ClientCapabilities {
 
 /// Elicitation modes. `{}` means form mode only.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -160,6 +162,7 @@ impl ElicitationCapability {
 
 /// Sampling sub-capabilities.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingCapability {
     /// Tool use in sampling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +174,7 @@ pub struct SamplingCapability {
 
 /// What a server offers, as advertised by `server/discover`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -198,6 +202,7 @@ pub struct ServerCapabilities {
 /// The `prompts` server capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptsCapability {
     /// Emits `notifications/prompts/list_changed` to listeners.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,6 +212,7 @@ pub struct PromptsCapability {
 /// The `resources` server capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Honours `resourceSubscriptions` in `subscriptions/listen`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,6 +225,7 @@ pub struct ResourcesCapability {
 /// The `tools` server capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// Emits `notifications/tools/list_changed` to listeners.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -29,6 +29,7 @@ pub enum CompletionReference {
 
 /// The argument being typed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// Its name.
     pub name: String,
@@ -38,6 +39,7 @@ pub struct CompletionArgument {
 
 /// Values already chosen for other arguments.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionContext {
     /// By name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,6 +48,7 @@ pub struct CompletionContext {
 
 /// The parameters of `completion/complete` (besides `_meta`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteRequestParams {
     /// What is being completed.
     #[serde(rename = "ref")]
@@ -60,6 +63,7 @@ pub struct CompleteRequestParams {
 /// The suggestions.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// At most 100 values.
     pub values: Vec<String>,
@@ -71,9 +75,17 @@ pub struct Completion {
     pub has_more: Option<bool>,
 }
 
+impl Completion {
+    /// These values, all there are.
+    pub fn new(values: Vec<String>) -> Self {
+        Completion { values, ..Completion::default() }
+    }
+}
+
 /// The result of `completion/complete`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// Always `"complete"`.
     #[serde(default)]

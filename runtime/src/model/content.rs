@@ -87,6 +87,7 @@ impl ContentBlock {
 
 /// Text content.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text.
     pub text: String,
@@ -108,6 +109,7 @@ impl TextContent {
 /// Base64-encoded image data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ImageContent {
     /// Base64 data.
     pub data: String,
@@ -124,6 +126,7 @@ pub struct ImageContent {
 /// Base64-encoded audio data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AudioContent {
     /// Base64 data.
     pub data: String,
@@ -139,6 +142,7 @@ pub struct AudioContent {
 
 /// Resource contents embedded in a message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The contents.
     pub resource: ResourceContents,
@@ -153,6 +157,7 @@ pub struct EmbeddedResource {
 /// Who content is for and how much it matters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Intended readers.
     #[serde(default, skip_serializing_if = "Option::is_none")]

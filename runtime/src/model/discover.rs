@@ -7,6 +7,7 @@ use super::{CacheScope, Complete, ResultMeta, ServerCapabilities};
 /// The result of `server/discover`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiscoverResult {
     /// Always `"complete"`.
     #[serde(default)]

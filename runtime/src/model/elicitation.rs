@@ -57,6 +57,7 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
 /// Form-mode elicitation: a message and a flat schema of primitive fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestFormParams {
     /// Always `"form"` when sent.
     #[serde(default)]
@@ -69,6 +70,7 @@ pub struct ElicitRequestFormParams {
 
 /// URL-mode elicitation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitRequestUrlParams {
     /// Always `"url"`.
     pub mode: UrlMode,
@@ -80,6 +82,7 @@ pub struct ElicitRequestUrlParams {
 
 /// The restricted schema of a form: a flat object of primitive fields.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestedSchema {
     /// `$schema`, if declared.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +148,7 @@ impl<'de> Deserialize<'de> for PrimitiveSchemaDefinition {
 /// A string field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct StringSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -199,6 +203,7 @@ pub enum NumberType {
 
 /// A numeric field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NumberSchema {
     /// `"number"` or `"integer"`.
     #[serde(rename = "type")]
@@ -222,6 +227,7 @@ pub struct NumberSchema {
 
 /// A boolean field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct BooleanSchema {
     /// Always `"boolean"`.
     #[serde(rename = "type")]
@@ -239,6 +245,7 @@ pub struct BooleanSchema {
 
 /// A single choice among plain strings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UntitledSingleSelectEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -259,6 +266,7 @@ pub struct UntitledSingleSelectEnumSchema {
 
 /// A value with its display title.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TitledOption {
     /// The value sent back.
     #[serde(rename = "const")]
@@ -270,6 +278,7 @@ pub struct TitledOption {
 /// A single choice among titled options.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledSingleSelectEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -289,6 +298,7 @@ pub struct TitledSingleSelectEnumSchema {
 
 /// The `items` of an untitled multi-select.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UntitledItems {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -301,6 +311,7 @@ pub struct UntitledItems {
 /// Any number of choices among plain strings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledMultiSelectEnumSchema {
     /// Always `"array"`.
     #[serde(rename = "type")]
@@ -327,6 +338,7 @@ pub struct UntitledMultiSelectEnumSchema {
 /// The `items` of a titled multi-select.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledItems {
     /// The choices.
     pub any_of: Vec<TitledOption>,
@@ -335,6 +347,7 @@ pub struct TitledItems {
 /// Any number of choices among titled options.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledMultiSelectEnumSchema {
     /// Always `"array"`.
     #[serde(rename = "type")]
@@ -361,6 +374,7 @@ pub struct TitledMultiSelectEnumSchema {
 /// `enum` with parallel `enumNames` (kept for older clients; to be removed from the protocol).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct LegacyTitledEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -396,6 +410,7 @@ pub enum ElicitAction {
 
 /// The client's answer to an elicitation, sent in `inputResponses`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,

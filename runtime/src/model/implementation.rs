@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// and logs, never for decisions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -35,6 +36,7 @@ impl Implementation {
 /// An icon: an `https:` or `data:` URI with optional type, sizes and theme.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// `https:` or `data:` URI.
     pub src: String,

@@ -28,6 +28,7 @@ pub type ProgressToken = RequestId;
 /// On the server this arrives already validated: the version is one the server supports and
 /// the capabilities are well formed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// The protocol version of this request, e.g. `"2026-07-28"`.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
@@ -58,6 +59,7 @@ impl RequestMeta {
 
 /// W3C trace-context propagation fields, carried in `_meta` under their own names.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TraceContext {
     /// `traceparent`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,6 +129,7 @@ impl LoggingLevel {
 
 /// The `_meta` of a result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResultMeta {
     /// The server's self-description; the framework fills it in.
     #[serde(rename = "io.modelcontextprotocol/serverInfo", default, skip_serializing_if = "Option::is_none")]
@@ -148,6 +151,7 @@ impl ResultMeta {
 
 /// The `_meta` of a notification.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NotificationMeta {
     /// The subscription a listen-stream notification belongs to.
     #[serde(rename = "io.modelcontextprotocol/subscriptionId", default, skip_serializing_if = "Option::is_none")]

@@ -18,6 +18,7 @@ use super::{
 /// `resultType: "input_required"`: the client must answer `input_requests` and retry.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Always `"input_required"`.
     pub result_type: InputRequired,

@@ -16,6 +16,7 @@ pub const MESSAGE: &str = "notifications/message";
 /// `notifications/cancelled`: stop work on a request (stdio) or end a listen stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CancelledNotificationParams {
     /// The request to cancel.
     pub request_id: RequestId,
@@ -30,6 +31,7 @@ pub struct CancelledNotificationParams {
 /// `notifications/progress` for a request that sent a `progressToken`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ProgressNotificationParams {
     /// The request's token.
     pub progress_token: ProgressToken,
@@ -49,6 +51,7 @@ pub struct ProgressNotificationParams {
 
 /// `notifications/message` for a request that opted in with a log level (deprecated feature).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// Severity.
     pub level: LoggingLevel,

@@ -8,6 +8,7 @@ use super::{CacheScope, Complete, ContentBlock, Icon, InputResponses, JsonObject
 
 /// A prompt template the user can pick.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Prompt {
     /// Unique name.
     pub name: String,
@@ -28,8 +29,16 @@ pub struct Prompt {
     pub meta: Option<JsonObject>,
 }
 
+impl Prompt {
+    /// A prompt named `name`, with nothing else set.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt { name: name.into(), ..Prompt::default() }
+    }
+}
+
 /// An argument of a prompt.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Name.
     pub name: String,
@@ -47,6 +56,7 @@ pub struct PromptArgument {
 /// The result of `prompts/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// Always `"complete"`.
     #[serde(default)]
@@ -68,6 +78,7 @@ pub struct ListPromptsResult {
 /// The parameters of `prompts/get` (besides `_meta`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptRequestParams {
     /// The prompt.
     pub name: String,
@@ -85,6 +96,7 @@ pub struct GetPromptRequestParams {
 /// The complete result of `prompts/get`. Not cacheable.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// Always `"complete"`.
     #[serde(default)]
@@ -101,6 +113,7 @@ pub struct GetPromptResult {
 
 /// One message of a prompt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Speaker.
     pub role: Role,
@@ -122,6 +135,13 @@ impl PromptMessage {
     /// An assistant message with text.
     pub fn assistant(text: impl Into<String>) -> Self {
         PromptMessage { role: Role::Assistant, content: ContentBlock::text(text) }
+    }
+}
+
+impl GetPromptResult {
+    /// A result of these messages, without a description.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { messages, ..GetPromptResult::default() }
     }
 }
 

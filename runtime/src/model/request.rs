@@ -11,13 +11,14 @@ use super::RequestMeta;
 ///
 /// let params = RequestParams::new(
 ///     RequestMeta::new("2026-07-28", ClientCapabilities::default()),
-///     CallToolRequestParams { name: "get_weather".into(), ..Default::default() },
+///     CallToolRequestParams::new("get_weather", Default::default()),
 /// );
 /// let json = serde_json::to_value(&params).unwrap();
 /// assert_eq!(json["name"], "get_weather");
 /// assert_eq!(json["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestParams<P> {
     /// The envelope.
     #[serde(rename = "_meta")]
@@ -36,4 +37,5 @@ impl<P> RequestParams<P> {
 
 /// The parameters of methods that take nothing but `_meta`, such as `server/discover`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmptyParams {}

@@ -7,6 +7,7 @@ use super::{Annotations, CacheScope, Complete, Icon, InputResponses, JsonObject,
 /// A resource the client can read by URI.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// Its URI.
     pub uri: String,
@@ -38,6 +39,7 @@ pub struct Resource {
 /// A family of resources named by an RFC 6570 URI template.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The URI template, e.g. `notes://{id}`.
     pub uri_template: String,
@@ -76,6 +78,7 @@ pub enum ResourceContents {
 /// Text contents of a resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The URI read.
     pub uri: String,
@@ -92,6 +95,7 @@ pub struct TextResourceContents {
 /// Binary contents of a resource, base64-encoded.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The URI read.
     pub uri: String,
@@ -108,6 +112,7 @@ pub struct BlobResourceContents {
 /// The result of `resources/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// Always `"complete"`.
     #[serde(default)]
@@ -129,6 +134,7 @@ pub struct ListResourcesResult {
 /// The result of `resources/templates/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// Always `"complete"`.
     #[serde(default)]
@@ -150,6 +156,7 @@ pub struct ListResourceTemplatesResult {
 /// The parameters of `resources/read` (besides `_meta`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceRequestParams {
     /// The resource.
     pub uri: String,
@@ -164,6 +171,7 @@ pub struct ReadResourceRequestParams {
 /// The complete result of `resources/read`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// Always `"complete"`.
     #[serde(default)]
@@ -177,6 +185,45 @@ pub struct ReadResourceResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "ResultMeta::is_empty")]
     pub meta: ResultMeta,
+}
+
+impl Resource {
+    /// A resource at `uri` named `name`, with nothing else set.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource { uri: uri.into(), name: name.into(), ..Resource::default() }
+    }
+
+    /// With a display name.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// With a description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// With a MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl TextResourceContents {
+    /// The text of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        TextResourceContents { uri: uri.into(), text: text.into(), ..TextResourceContents::default() }
+    }
+}
+
+impl ReadResourceResult {
+    /// A result of these contents, not cached.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        ReadResourceResult { contents, ..ReadResourceResult::default() }
+    }
 }
 
 impl super::result::sealed::Sealed for ReadResourceResult {}

@@ -46,6 +46,7 @@ pub enum CacheScope {
 
 /// The cache hints of a cacheable result: how long it stays fresh and who may reuse it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CacheHints {
     /// Milliseconds the result stays fresh; 0 means stale at once.
     pub ttl_ms: u64,
@@ -54,6 +55,11 @@ pub struct CacheHints {
 }
 
 impl CacheHints {
+    /// Fresh for `ttl_ms` milliseconds, reusable by `cache_scope`.
+    pub const fn new(ttl_ms: u64, cache_scope: CacheScope) -> Self {
+        CacheHints { ttl_ms, cache_scope }
+    }
+
     /// Shared by everyone for `ttl_ms` milliseconds.
     pub const fn public(ttl_ms: u64) -> Self {
         CacheHints { ttl_ms, cache_scope: CacheScope::Public }
@@ -134,6 +140,7 @@ impl<'de, T: MayRequireInput + Deserialize<'de>> Deserialize<'de> for Outcome<T>
 
 /// `cursor` of a paginated list request.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PaginatedRequestParams {
     /// Where to continue; absent for the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,6 +6,7 @@ use super::JsonObject;
 
 /// The optional parameters of an embedded `roots/list`: only `_meta`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsRequestParams {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -14,6 +15,7 @@ pub struct ListRootsRequestParams {
 
 /// A root: a `file://` directory the client exposes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Root {
     /// A `file://` URI.
     pub uri: String,
@@ -25,8 +27,16 @@ pub struct Root {
     pub meta: Option<JsonObject>,
 }
 
+impl Root {
+    /// The root at `uri`, unnamed.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Root { uri: uri.into(), ..Root::default() }
+    }
+}
+
 /// The client's answer to `roots/list`, sent in `inputResponses`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots.
     pub roots: Vec<Root>,

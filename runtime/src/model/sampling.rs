@@ -8,6 +8,7 @@ use super::{AudioContent, ContentBlock, ImageContent, JsonObject, Role, TextCont
 /// The parameters of an embedded `sampling/createMessage`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageRequestParams {
     /// The conversation so far.
     pub messages: Vec<SamplingMessage>,
@@ -41,6 +42,7 @@ pub struct CreateMessageRequestParams {
 
 /// One message of a sampling conversation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Speaker.
     pub role: Role,
@@ -100,6 +102,7 @@ pub enum SamplingContent {
 
 /// The model's request to call a tool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolUseContent {
     /// Id to answer with a matching `tool_result`.
     pub id: String,
@@ -115,6 +118,7 @@ pub struct ToolUseContent {
 /// The result of a tool call, fed back to the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolResultContent {
     /// The `tool_use` id answered.
     pub tool_use_id: String,
@@ -134,6 +138,7 @@ pub struct ToolResultContent {
 /// Preferences for the client's model choice; hints only.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelPreferences {
     /// Model name hints, in order of preference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,6 +156,7 @@ pub struct ModelPreferences {
 
 /// A model name hint.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ModelHint {
     /// A (partial) model name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +177,7 @@ pub enum IncludeContext {
 
 /// How the model may use tools.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolChoice {
     /// `auto` (default), `required` or `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -192,6 +199,7 @@ pub enum ToolChoiceMode {
 /// The client's answer to a sampling request, sent in `inputResponses`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Speaker of the generated message.
     pub role: Role,

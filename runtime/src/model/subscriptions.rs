@@ -18,6 +18,7 @@ pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
 /// What a listener wants to hear about. Every field is opt-in.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionFilter {
     /// `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,6 +39,7 @@ pub struct SubscriptionFilter {
 
 /// The parameters of `subscriptions/listen` (besides `_meta`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscriptionsListenRequestParams {
     /// The filter.
     pub notifications: SubscriptionFilter,
@@ -45,6 +47,7 @@ pub struct SubscriptionsListenRequestParams {
 
 /// The first message of a listen stream: what the server agreed to deliver.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscriptionsAcknowledgedNotificationParams {
     /// The accepted subset of the filter.
     pub notifications: SubscriptionFilter,
@@ -55,6 +58,7 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
 
 /// A change event without further parameters (the list-changed events).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SubscriptionEventParams {
     /// Carries the subscription id.
     #[serde(rename = "_meta", default)]
@@ -63,6 +67,7 @@ pub struct SubscriptionEventParams {
 
 /// `notifications/resources/updated`: read the resource again.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceUpdatedNotificationParams {
     /// The resource that changed.
     pub uri: String,
@@ -74,6 +79,7 @@ pub struct ResourceUpdatedNotificationParams {
 /// The result that ends a listen stream gracefully.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionsListenResult {
     /// Always `"complete"`.
     #[serde(default)]

@@ -44,6 +44,7 @@ impl TaskStatus {
 /// The fields every view of a task carries.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Task {
     /// Unguessable id.
     pub task_id: String,
@@ -66,6 +67,7 @@ pub struct Task {
 /// `tools/call` answered with a task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateTaskResult {
     /// Always `"task"`.
     pub result_type: TaskResultType,
@@ -80,6 +82,7 @@ pub struct CreateTaskResult {
 /// `tasks/get`: the task, with what its status calls for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DetailedTask {
     /// Always `"complete"`.
     #[serde(default)]
@@ -104,6 +107,7 @@ pub struct DetailedTask {
 /// `tasks/get` and `tasks/cancel` parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskIdParams {
     /// The task.
     pub task_id: String,
@@ -112,6 +116,7 @@ pub struct TaskIdParams {
 /// `tasks/update` parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UpdateTaskParams {
     /// The task.
     pub task_id: String,
@@ -123,6 +128,7 @@ pub struct UpdateTaskParams {
 /// The acknowledgement of `tasks/update` and `tasks/cancel`: `{"resultType": "complete"}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskAck {
     /// Always `"complete"`.
     #[serde(default)]

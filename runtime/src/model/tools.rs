@@ -8,6 +8,7 @@ use super::{CacheScope, Complete, ContentBlock, Icon, InputResponses, JsonObject
 /// A tool the model may call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// Unique name: 1 to 128 of `A-Z a-z 0-9 _ . -`.
     pub name: String,
@@ -72,15 +73,16 @@ impl Tool {
     }
 }
 
-/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Z a-z 0-9 _ . -`.
+/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Z a-z 0-9 _ . -` (the same
+/// rule `#[tool]` applies when it compiles).
 pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    mcp_rounds_grammar::is_tool_name(name)
 }
 
 /// Hints about a tool's behaviour. Clients treat them as untrusted.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,6 +104,7 @@ pub struct ToolAnnotations {
 /// The result of `tools/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// Always `"complete"`.
     #[serde(default)]
@@ -123,6 +126,7 @@ pub struct ListToolsResult {
 /// The parameters of `tools/call` (besides `_meta`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolRequestParams {
     /// The tool.
     pub name: String,
@@ -137,12 +141,20 @@ pub struct CallToolRequestParams {
     pub request_state: Option<String>,
 }
 
+impl CallToolRequestParams {
+    /// A call of `name` with `arguments`, as a first round.
+    pub fn new(name: impl Into<String>, arguments: JsonObject) -> Self {
+        CallToolRequestParams { name: name.into(), arguments: Some(arguments), ..CallToolRequestParams::default() }
+    }
+}
+
 /// The complete result of `tools/call`.
 ///
 /// A tool's own failure is a result with `is_error: Some(true)` that the model can read,
 /// not a protocol error.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// Always `"complete"`.
     #[serde(default)]

@@ -16,6 +16,7 @@ use crate::rounds::{Ask, OutcomeContext, RoundDriver, Rounds, Step};
 /// One `prompts/get` as a prompt function sees it: the arguments not yet taken and the round
 /// machinery of the request.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct PromptGet {
     arguments: BTreeMap<String, String>,
     parts: RequestParts,
@@ -263,6 +264,7 @@ impl<R: Rounds> IntoPromptResult for Ask<R> {
 }
 
 /// A prompt described by `#[prompt]`.
+#[doc(hidden)]
 pub trait PromptDefinition: Send + Sync + 'static {
     /// The descriptor, or what is wrong with it.
     fn describe() -> Result<Prompt, String>;

@@ -21,6 +21,7 @@ use crate::uri_template::UriTemplate;
 
 /// What a resource function declares about itself.
 #[derive(Clone, Debug)]
+#[doc(hidden)]
 pub struct ResourceDescriptor {
     /// The URI or URI template.
     pub template: UriTemplate,
@@ -62,6 +63,7 @@ impl ResourceDescriptor {
 
 /// One `resources/read` as a resource function sees it.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct ResourceRead {
     /// The normalized URI being read.
     pub uri: String,
@@ -107,6 +109,7 @@ pub fn rejected(rejection: Rejection) -> Error {
 }
 
 /// A resource described by `#[resource]`.
+#[doc(hidden)]
 pub trait ResourceDefinition: Send + Sync + 'static {
     /// The descriptor, or what is wrong with it.
     fn describe() -> Result<ResourceDescriptor, String>;

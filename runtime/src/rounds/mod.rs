@@ -57,6 +57,7 @@ pub trait Rounds: Sized + Send + 'static {
     label = "carried in the signed requestState, so it must serialize",
     note = "round fields that are not #[answer] need serde::Serialize and serde::Deserialize"
 )]
+#[doc(hidden)]
 pub trait RoundData: Sized {
     /// Carries this value to the next round (generated code).
     #[doc(hidden)]
@@ -171,6 +172,7 @@ impl<R, T> From<Ask<R>> for Step<R, T> {
 }
 
 /// The answers of one retry, checked against the requests the state says were sent.
+#[doc(hidden)]
 pub struct AnswerSet<'a> {
     responses: Option<&'a JsonObject>,
     sent: &'a InputRequests,

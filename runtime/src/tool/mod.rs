@@ -137,6 +137,7 @@ impl std::fmt::Debug for ToolRoute {
 
 /// A tool described by `#[tool]`: implemented by the unit struct the macro puts in place of
 /// the function.
+#[doc(hidden)]
 pub trait ToolDefinition: Send + Sync + 'static {
     /// The descriptor, or what is wrong with the function's parameters.
     fn describe() -> Result<Tool, String>;

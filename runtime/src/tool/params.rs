@@ -16,6 +16,7 @@ use crate::schema::{InputSchema, accepts_null};
 
 /// What the framework knows about the tool being called, from its annotations.
 #[derive(Clone, Copy, Debug, Default)]
+#[doc(hidden)]
 pub struct ToolInfo {
     /// Destructive by the revision's defaults (not read-only, `destructiveHint` not false):
     /// its rounds are single use unless they say otherwise.
@@ -26,6 +27,7 @@ pub struct ToolInfo {
 
 /// One `tools/call` as the parameters of a handler see it: the arguments not yet taken and
 /// the request's parts.
+#[doc(hidden)]
 pub struct ToolInvocation {
     arguments: JsonObject,
     parts: RequestParts,

@@ -114,12 +114,7 @@ fn item(id: usize) -> Option<String> {
 
 async fn list_items(_ctx: RequestContext) -> Vec<Resource> {
     (0..ITEMS.len())
-        .map(|i| Resource {
-            uri: format!("fixture://items/{i}"),
-            name: ITEMS[i].to_owned(),
-            mime_type: Some("text/plain".into()),
-            ..Default::default()
-        })
+        .map(|i| Resource::new(format!("fixture://items/{i}"), ITEMS[i]).with_mime_type("text/plain"))
         .collect()
 }
 
@@ -254,7 +249,8 @@ fn notes_summarize(
 /// Needs form elicitation (checked by hand, the way a hand-built tool would).
 fn needs_form() -> ToolRoute {
     ToolRoute::new(Tool::new("needs_form", Tool::no_arguments_schema()), |call: ToolCall| async move {
-        let required = ClientCapabilities { elicitation: Some(ElicitationCapability::form()), ..Default::default() };
+        let mut required = ClientCapabilities::default();
+        required.elicitation = Some(ElicitationCapability::form());
         let missing = call.context.client_capabilities().missing(&required);
         if !missing.is_empty() {
             return Err(Error::missing_capability(missing));

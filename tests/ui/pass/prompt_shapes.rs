@@ -28,7 +28,7 @@ async fn summarize(note_uri: String) -> Result<String, Error> {
 /// The whole result.
 #[prompt]
 fn full() -> GetPromptResult {
-    GetPromptResult { messages: vec![PromptMessage::assistant("hi")], ..Default::default() }
+    GetPromptResult::new(vec![PromptMessage::assistant("hi")])
 }
 
 fn main() {

@@ -32,7 +32,7 @@ fn file(path: String) -> Result<Vec<u8>, Error> {
 #[resource("raw://{key}")]
 fn raw(key: String, ctx: RequestContext) -> Vec<ResourceContents> {
     let _ = ctx;
-    vec![ResourceContents::Text(TextResourceContents { uri: key, mime_type: None, text: String::new(), meta: None })]
+    vec![ResourceContents::Text(TextResourceContents::new(key, String::new()))]
 }
 
 fn main() {

@@ -1,5 +1,6 @@
 //! The arguments of an attribute (`#[tool(name = "x", read_only)]`), parsed into keys with
-//! spans so that every mistake is reported where it was made.
+//! spans and read one typed key at a time, so that every mistake is reported where it was
+//! made and whatever nobody read is an unknown key.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream, Parser};
@@ -7,6 +8,7 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token};
 
 use crate::errors::Errors;
+use crate::krate::Krate;
 
 /// One `key`, `key = value` or leading string literal.
 pub enum Item {
@@ -165,16 +167,23 @@ impl Args {
         self.list(
             "scopes",
             |scope| {
-                let valid = !scope.is_empty() && scope.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E));
-                (!valid).then(|| {
+                (!mcp_rounds_grammar::is_scope_token(scope)).then(|| {
                     format!(
-                        "{scope:?} is not an OAuth scope: use visible ASCII without spaces, `\"` or `\\` \
-                         (list several scopes separately: scopes(\"a\", \"b\"))"
+                        "{scope:?} is not an OAuth scope: use {} (list several scopes separately: scopes(\"a\", \"b\"))",
+                        mcp_rounds_grammar::SCOPE_RULE
                     )
                 })
             },
             errors,
         )
+    }
+
+    /// `crate = "path"`: how the user's crate names the runtime (default `::mcp_rounds`).
+    pub fn krate(&mut self, errors: &mut Errors) -> Krate {
+        match self.string("crate", errors) {
+            Some(lit) => Krate::from_lit(&lit, errors),
+            None => Krate::default(),
+        }
     }
 
     /// `key = 123`.
@@ -229,16 +238,6 @@ impl Args {
         Some(case)
     }
 
-    /// Reports every key nobody took, leaving the arguments empty.
-    pub fn finish_with(&mut self, attribute: &str, known: &[&str], errors: &mut Errors) {
-        for (key, _) in self.keys.drain(..) {
-            errors.error(
-                key.span(),
-                format!("unknown key `{key}` in #[{attribute}]; expected one of: {}", known.join(", ")),
-            );
-        }
-    }
-
     /// Reports every key nobody took.
     pub fn finish(self, attribute: &str, known: &[&str], errors: &mut Errors) {
         for (key, _) in self.keys {
@@ -247,17 +246,5 @@ impl Args {
                 format!("unknown key `{key}` in #[{attribute}]; expected one of: {}", known.join(", ")),
             );
         }
-    }
-}
-
-/// `fn scopes()` of a definition trait, when `scopes(...)` was given.
-pub fn scopes_fn(scopes: Option<&[LitStr]>) -> TokenStream {
-    match scopes {
-        Some(scopes) => quote::quote! {
-            fn scopes() -> &'static [&'static str] {
-                &[#(#scopes),*]
-            }
-        },
-        None => TokenStream::new(),
     }
 }

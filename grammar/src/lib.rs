@@ -1,0 +1,76 @@
+//! The grammars [`mcp-rounds`](https://docs.rs/mcp-rounds) checks twice: when a handler is
+//! compiled (its macros reject a bad name at the token that spells it) and when a server is
+//! built or a request arrives. One definition serves both, so what compiles is exactly what the
+//! server accepts.
+//!
+//! Use it through `mcp-rounds`; it has no dependencies and no opinions of its own.
+
+#![no_std]
+
+extern crate alloc;
+
+pub mod template;
+
+/// Whether `name` is a tool name the protocol allows: 1 to 128 characters of `A-Z a-z 0-9 _ . -`.
+///
+/// ```
+/// assert!(mcp_rounds_grammar::is_tool_name("notes_delete"));
+/// assert!(!mcp_rounds_grammar::is_tool_name("notes delete"));
+/// ```
+pub fn is_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// What [`is_tool_name`] allows, for messages.
+pub const TOOL_NAME_RULE: &str = "1 to 128 characters of A-Z a-z 0-9 _ . -";
+
+/// Whether `name` is an RFC 9110 token (`1*tchar`), the only shape an HTTP header name can have.
+///
+/// ```
+/// assert!(mcp_rounds_grammar::is_header_name("Region"));
+/// assert!(!mcp_rounds_grammar::is_header_name("Has Space"));
+/// ```
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// What [`is_header_name`] allows, for messages.
+pub const HEADER_NAME_RULE: &str = "1 or more of A-Z a-z 0-9 ! # $ % & ' * + - . ^ _ ` | ~";
+
+/// Whether `scope` is an OAuth scope token (RFC 6749 §3.3): visible ASCII but `"` and `\`, at
+/// least one character.
+///
+/// ```
+/// assert!(mcp_rounds_grammar::is_scope_token("notes:write"));
+/// assert!(!mcp_rounds_grammar::is_scope_token("notes:read notes:write"));
+/// ```
+pub fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty() && scope.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
+/// What [`is_scope_token`] allows, for messages.
+pub const SCOPE_RULE: &str = "visible ASCII without spaces, `\"` or `\\`";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_their_rules() {
+        for ok in ["a", "notes_delete", "a.b-c_D9", &"x".repeat(128)] {
+            assert!(is_tool_name(ok), "{ok}");
+        }
+        for bad in ["", "a b", "é", "a/b", &"x".repeat(129)] {
+            assert!(!is_tool_name(bad), "{bad}");
+        }
+        assert!(is_header_name("X-Region_1~"));
+        for bad in ["", "a b", "a:b", "Ünï", "a\nb"] {
+            assert!(!is_header_name(bad), "{bad:?}");
+        }
+        assert!(is_scope_token("notes:read") && is_scope_token("!#[]~"));
+        for bad in ["", "a b", "a\"b", "a\\b", "é"] {
+            assert!(!is_scope_token(bad), "{bad:?}");
+        }
+    }
+}
