@@ -52,6 +52,25 @@ pub fn is_scope_token(scope: &str) -> bool {
 /// What [`is_scope_token`] allows, for messages.
 pub const SCOPE_RULE: &str = "visible ASCII without spaces, `\"` or `\\`";
 
+/// Whether `name` is an Agent Skills name: 1 to 64 of `a-z 0-9 -`, not starting or ending
+/// with `-`, without `--`.
+///
+/// ```
+/// assert!(mcp_rounds_grammar::is_skill_name("tps-report-writing"));
+/// assert!(!mcp_rounds_grammar::is_skill_name("TPS--report"));
+/// ```
+pub fn is_skill_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+/// What [`is_skill_name`] allows, for messages.
+pub const SKILL_NAME_RULE: &str =
+    "1 to 64 lowercase letters, digits and hyphens, not starting or ending with a hyphen, without `--`";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +82,12 @@ mod tests {
         }
         for bad in ["", "a b", "é", "a/b", &"x".repeat(129)] {
             assert!(!is_tool_name(bad), "{bad}");
+        }
+        for ok in ["a", "tps-report-writing", "x9", &"x".repeat(64)] {
+            assert!(is_skill_name(ok), "{ok}");
+        }
+        for bad in ["", "-a", "a-", "a--b", "A", "a_b", "a.b", &"x".repeat(65)] {
+            assert!(!is_skill_name(bad), "{bad}");
         }
         assert!(is_header_name("X-Region_1~"));
         for bad in ["", "a b", "a:b", "Ünï", "a\nb"] {

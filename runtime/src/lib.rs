@@ -62,6 +62,7 @@
 //! | `postgres` | no | the PostgreSQL replay store and change fan-out, for many instances |
 //! | `oauth` | no | an OAuth 2.1 resource server: JWTs checked against the issuer's keys, introspection, protected resource metadata |
 //! | `otel` | no | OpenTelemetry export over OTLP/HTTP, configured by the `OTEL_*` variables |
+//! | `skills` | no | Agent Skills read from a directory, for the skills extension (SEP-2640) |
 //!
 //! Without a feature, none of its crates is compiled. [`serde`], [`schemars`] and
 //! [`serde_json`] are re-exported, so that the derives need no dependency of your own.
@@ -117,6 +118,8 @@ pub mod rounds;
 mod schema;
 pub mod server;
 mod shape;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod tasks;
 pub mod telemetry;
 pub mod testing;
