@@ -12,7 +12,15 @@ use crate::model::RequestId;
 /// The requests in flight of one scope (a stdio connection, a legacy HTTP session).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct InFlight {
-    requests: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    requests: Arc<Mutex<Requests>>,
+}
+
+/// Each request with the number it entered as: a cancelled request leaves at once (its id is
+/// free for the next request), and its entry, dropped later, must not take the next one's.
+#[derive(Debug, Default)]
+struct Requests {
+    by_id: HashMap<RequestId, (u64, CancellationToken)>,
+    entered: u64,
 }
 
 /// A request in flight; it stops being cancellable by id when dropped.
@@ -20,13 +28,17 @@ pub(crate) struct InFlight {
 pub(crate) struct Entered {
     in_flight: InFlight,
     id: RequestId,
+    number: u64,
     /// Cancelled by `notifications/cancelled` naming the request.
     pub(crate) token: CancellationToken,
 }
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        self.in_flight.requests.lock().expect("in-flight lock").remove(&self.id);
+        let mut requests = self.in_flight.requests.lock().expect("in-flight lock");
+        if requests.by_id.get(&self.id).is_some_and(|(number, _)| *number == self.number) {
+            requests.by_id.remove(&self.id);
+        }
     }
 }
 
@@ -34,18 +46,22 @@ impl InFlight {
     /// Registers request `id`; `None` when a request with that id is already in flight.
     pub(crate) fn enter(&self, id: &RequestId) -> Option<Entered> {
         let token = CancellationToken::new();
-        match self.requests.lock().expect("in-flight lock").entry(id.clone()) {
+        let mut requests = self.requests.lock().expect("in-flight lock");
+        requests.entered += 1;
+        let number = requests.entered;
+        match requests.by_id.entry(id.clone()) {
             Entry::Occupied(_) => return None,
             Entry::Vacant(slot) => {
-                slot.insert(token.clone());
+                slot.insert((number, token.clone()));
             }
         }
-        Some(Entered { in_flight: self.clone(), id: id.clone(), token })
+        Some(Entered { in_flight: self.clone(), id: id.clone(), number, token })
     }
 
-    /// Cancels request `id`, if it is in flight.
+    /// Cancels request `id`, if it is in flight, and frees its id at once: the client may
+    /// reuse it before the cancelled work has wound down.
     pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(token) = self.requests.lock().expect("in-flight lock").get(id) {
+        if let Some((_, token)) = self.requests.lock().expect("in-flight lock").by_id.remove(id) {
             token.cancel();
         }
     }
@@ -63,8 +79,12 @@ mod tests {
         assert!(in_flight.enter(&id).is_none(), "the same id twice");
         in_flight.cancel(&id);
         assert!(entered.token.is_cancelled());
-        drop(entered);
+        // Cancelled, the id is free at once, and the old entry leaving later keeps the new one.
         let again = in_flight.enter(&id).unwrap();
         assert!(!again.token.is_cancelled(), "a new request with the id is a new request");
+        drop(entered);
+        assert!(in_flight.enter(&id).is_none(), "the new request is still in flight");
+        drop(again);
+        assert!(in_flight.enter(&id).is_some());
     }
 }
