@@ -30,35 +30,8 @@ fn a_handler_left_out_of_handlers_fails_the_build() {
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
     std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    std::fs::write(
-        dir.join("src/main.rs"),
-        r#"use mcp_rounds::{Server, handlers, tool};
-
-/// Listed.
-#[tool]
-fn greet() -> String {
-    String::new()
-}
-
-/// Forgotten.
-#[tool]
-fn farewell() -> String {
-    String::new()
-}
-
-/// Knowingly unserved.
-#[allow(dead_code)]
-#[tool]
-fn later() -> String {
-    String::new()
-}
-
-fn main() {
-    let _ = Server::builder("s", "1").handlers(handlers![greet]).build();
-}
-"#,
-    )
-    .unwrap();
+    // The compile-fail case itself, built as a user builds it.
+    std::fs::write(dir.join("src/main.rs"), include_str!("../ui/fail/handler_not_listed.rs")).unwrap();
     let output = Command::new(env!("CARGO"))
         .args(["check", "--quiet", "--message-format", "short", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
@@ -69,7 +42,8 @@ fn main() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "a forgotten handler compiled:\n{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|line| line.contains("error")).collect();
-    assert_eq!(errors.len(), 2, "one error for the forgotten handler, then cargo's summary:\n{stderr}");
-    assert!(errors[0].contains("src/main.rs:11:4") && errors[0].contains("`farewell`"), "{stderr}");
+    assert_eq!(errors.len(), 3, "one error for each forgotten handler, then cargo's summary:\n{stderr}");
+    assert!(errors[0].contains("src/main.rs:15:4") && errors[0].contains("`farewell`"), "{stderr}");
+    assert!(errors[1].contains("src/main.rs:24:19") && errors[1].contains("`purge`"), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
 }
