@@ -46,7 +46,6 @@ fn fields_struct(input: &FormInput, fields: &[FormFieldInput], p: &TokenStream) 
 /// The form, for an input that passed its checks.
 pub fn form(input: &FormInput) -> TokenStream {
     let p = input.krate.private();
-    let name = &input.ident;
     let fields = input.fields.as_deref().unwrap_or_default();
     let mut schema_fields = Vec::new();
     let mut take_fields = Vec::new();
@@ -117,28 +116,21 @@ pub fn form(input: &FormInput) -> TokenStream {
         ));
     }
     let (fields_tokens, fields_struct) = fields_struct(input, fields, &p);
+    let form_impl = form_impl(
+        input,
+        &p,
+        &fields_struct,
+        quote! {
+            let mut __schema = #p::SchemaBuilder::default();
+            #(#schema_fields)*
+            ::core::result::Result::Ok(__schema.finish())
+        },
+        quote!(::core::result::Result::Ok(Self { #(#take_fields,)* })),
+    );
     quote! {
         #fields_tokens
 
-        impl #p::Form for #name {
-            type Fields = #fields_struct;
-
-            const FIELDS: #fields_struct = <#name>::FIELDS;
-
-            fn requested_schema(
-                __choices: &#p::indexmap::IndexMap<&'static str, ::std::vec::Vec<#p::ChoiceOption>>,
-            ) -> ::core::result::Result<#p::RequestedSchema, ::std::string::String> {
-                let mut __schema = #p::SchemaBuilder::default();
-                #(#schema_fields)*
-                ::core::result::Result::Ok(__schema.finish())
-            }
-
-            fn from_content(
-                __content: &#p::JsonObject,
-            ) -> ::core::result::Result<Self, #p::FormViolation> {
-                ::core::result::Result::Ok(Self { #(#take_fields,)* })
-            }
-        }
+        #form_impl
 
         const _: () = {
             #(#checks)*
@@ -153,23 +145,44 @@ pub fn form_fallback(input: &FormInput) -> TokenStream {
         return TokenStream::new();
     }
     let p = input.krate.private();
-    let name = &input.ident;
     let fields = input.fields.as_deref().unwrap_or_default();
     let (fields_tokens, fields_struct) = fields_struct(input, fields, &p);
+    let unreachable = quote!(::core::unreachable!("this form did not compile"));
+    let form_impl = form_impl(input, &p, &fields_struct, unreachable.clone(), unreachable);
     quote! {
         #fields_tokens
 
         #[allow(unreachable_code, unused_variables)]
+        #form_impl
+    }
+}
+
+/// `impl Form` for the input, with these bodies for building the schema (which has the
+/// run-time choices in `__choices`) and reading the answer (`__content`).
+fn form_impl(
+    input: &FormInput,
+    p: &TokenStream,
+    fields_struct: &syn::Ident,
+    schema: TokenStream,
+    content: TokenStream,
+) -> TokenStream {
+    let name = &input.ident;
+    quote! {
         impl #p::Form for #name {
             type Fields = #fields_struct;
+
             const FIELDS: #fields_struct = <#name>::FIELDS;
+
             fn requested_schema(
                 __choices: &#p::indexmap::IndexMap<&'static str, ::std::vec::Vec<#p::ChoiceOption>>,
             ) -> ::core::result::Result<#p::RequestedSchema, ::std::string::String> {
-                ::core::unreachable!("this form did not compile")
+                #schema
             }
-            fn from_content(__content: &#p::JsonObject) -> ::core::result::Result<Self, #p::FormViolation> {
-                ::core::unreachable!("this form did not compile")
+
+            fn from_content(
+                __content: &#p::JsonObject,
+            ) -> ::core::result::Result<Self, #p::FormViolation> {
+                #content
             }
         }
     }
