@@ -125,23 +125,32 @@ async fn level(address: &str, connections: usize, duration: Duration, subject: &
     Level { connections, rps: latencies.len() as f64 / elapsed.as_secs_f64(), p50: at(0.50), p99: at(0.99) }
 }
 
-/// Measures `subject` over HTTP; each level is the run of median throughput among `runs`.
-pub fn measure(subject: &Subject, duration: Duration, runs: usize) -> HttpResult {
-    let server = start(subject);
+/// Measures every subject over HTTP; each level is the run of median throughput among `runs`,
+/// taken in turns ([`crate::interleaved`]).
+pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec<HttpResult> {
+    let servers: Vec<Server> = subjects.iter().map(start).collect();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
-    let levels = runtime.block_on(async {
-        // Warm up.
-        level(&server.address, 4, Duration::from_millis(500), subject.name).await;
-        let mut levels = Vec::new();
-        for connections in CONNECTIONS {
-            let mut tries = Vec::new();
-            for _ in 0..runs {
-                tries.push(level(&server.address, connections, duration, subject.name).await);
-            }
-            tries.sort_by(|a, b| a.rps.total_cmp(&b.rps));
-            levels.push(tries.swap_remove(runs / 2));
+    for (server, subject) in servers.iter().zip(subjects) {
+        runtime.block_on(level(&server.address, 4, Duration::from_millis(500), subject.name));
+    }
+    let mut levels: Vec<Vec<Level>> = subjects.iter().map(|_| Vec::new()).collect();
+    for connections in CONNECTIONS {
+        eprintln!("http: {connections} connections");
+        let measured = crate::interleaved(subjects.len(), runs, |level: &Level| level.rps, |i| {
+            runtime.block_on(level(&servers[i].address, connections, duration, subjects[i].name))
+        });
+        for (levels, level) in levels.iter_mut().zip(measured) {
+            levels.push(level);
         }
-        levels
-    });
-    HttpResult { name: subject.name, levels, peak_rss_kib: peak_rss_kib(server.child.id()) }
+    }
+    subjects
+        .iter()
+        .zip(levels)
+        .zip(&servers)
+        .map(|((subject, levels), server)| HttpResult {
+            name: subject.name,
+            levels,
+            peak_rss_kib: peak_rss_kib(server.child.id()),
+        })
+        .collect()
 }

@@ -103,6 +103,27 @@ pub const OTEL_SAMPLED: &str = "mcp-rounds + OTLP 1%";
 /// The report name of the `--baseline` build.
 pub const BASELINE: &str = "mcp-rounds baseline";
 
+/// Measures each of `count` subjects `runs` times and keeps, for each, the run `by` puts in the
+/// middle. The subjects take turns, each run starting one further along, so that the machine
+/// drifting during the run, or the advantage of going first, falls on all of them alike: their
+/// ratios are what the report is for.
+pub fn interleaved<T>(count: usize, runs: usize, by: impl Fn(&T) -> f64, mut measure: impl FnMut(usize) -> T) -> Vec<T> {
+    let mut tries: Vec<Vec<T>> = (0..count).map(|_| Vec::with_capacity(runs)).collect();
+    for run in 0..runs {
+        for turn in 0..count {
+            let subject = (run + turn) % count;
+            tries[subject].push(measure(subject));
+        }
+    }
+    tries
+        .into_iter()
+        .map(|mut runs| {
+            runs.sort_by(|a, b| by(a).total_cmp(&by(b)));
+            runs.swap_remove(runs.len() / 2)
+        })
+        .collect()
+}
+
 fn main() {
     let options = Options::parse();
     let collector = collector::Collector::start();
@@ -112,13 +133,9 @@ fn main() {
         .collect();
     let mut report = report::Report::new(&options);
 
-    for subject in &subjects {
-        eprintln!("stdio: {}", subject.name);
-        report.stdio.push(stdio::measure(subject, options.duration(), options.runs.max(1)));
-    }
-    for subject in subjects.iter().filter(|_| !options.skip_http) {
-        eprintln!("http: {}", subject.name);
-        report.http.push(http::measure(subject, options.duration(), options.runs.max(1)));
+    report.stdio = stdio::measure_all(&subjects, options.duration(), options.runs.max(1));
+    if !options.skip_http {
+        report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1));
     }
     if !options.skip_build_cost {
         eprintln!("build cost");

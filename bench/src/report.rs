@@ -89,7 +89,8 @@ impl Report {
              in one run on one machine, next to the ceiling: a loop that only parses each message and writes \
              a fixed answer (stdio), and a bare axum handler returning a fixed body (HTTP). Every server \
              speaks protocol 2026-07-28 without a handshake; every answer is checked. Each figure is the \
-             median of {} runs of {} s after a warm-up; higher is better except for latency and memory. The \
+             median of {} runs of {} s after a warm-up, the servers taking turns (each run starts with the \
+             next one), so that the machine drifting affects them alike; higher is better except for latency and memory. The \
              load generator runs on the same machine as the server.\n",
             self.runs, self.seconds
         );

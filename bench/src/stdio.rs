@@ -158,21 +158,39 @@ fn rounds(process: &mut Process, subject: &Subject, duration: Duration, next: &m
     exchanges as f64 / started.elapsed().as_secs_f64()
 }
 
-/// The median of `runs` measurements: one noisy run on a busy machine decides nothing.
-pub fn median(runs: usize, mut measure: impl FnMut() -> f64) -> f64 {
-    let mut values: Vec<f64> = (0..runs).map(|_| measure()).collect();
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-/// Measures `subject` over stdio, each figure the median of `runs`.
-pub fn measure(subject: &Subject, duration: Duration, runs: usize) -> StdioResult {
-    let mut process = Process::start(subject);
+/// Measures every subject over stdio, each figure the median of `runs`, taken in turns
+/// ([`crate::interleaved`]).
+pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec<StdioResult> {
+    let mut processes: Vec<Process> = subjects.iter().map(Process::start).collect();
     let mut next = 0;
     // Warm up: first calls pay for lazy initialization in every framework.
-    sequential(&mut process, subject, Duration::from_millis(500), &mut next);
-    let sequential = median(runs, || sequential(&mut process, subject, duration, &mut next));
-    let pipelined = median(runs, || pipelined(&mut process, subject, duration, &mut next));
-    let rounds = subject.rounds.then(|| median(runs, || rounds(&mut process, subject, duration, &mut next)));
-    StdioResult { name: subject.name, sequential, pipelined, rounds }
+    for (process, subject) in processes.iter_mut().zip(subjects) {
+        sequential(process, subject, Duration::from_millis(500), &mut next);
+    }
+    let by_rate = |rate: &f64| *rate;
+    eprintln!("stdio: one at a time");
+    let one_at_a_time = crate::interleaved(subjects.len(), runs, by_rate, |i| {
+        sequential(&mut processes[i], &subjects[i], duration, &mut next)
+    });
+    eprintln!("stdio: {WINDOW} in flight");
+    let in_flight = crate::interleaved(subjects.len(), runs, by_rate, |i| {
+        pipelined(&mut processes[i], &subjects[i], duration, &mut next)
+    });
+    eprintln!("stdio: two rounds");
+    let two_rounds = crate::interleaved(
+        subjects.len(),
+        runs,
+        |rate: &Option<f64>| rate.unwrap_or(0.0),
+        |i| subjects[i].rounds.then(|| rounds(&mut processes[i], &subjects[i], duration, &mut next)),
+    );
+    subjects
+        .iter()
+        .zip(one_at_a_time.into_iter().zip(in_flight).zip(two_rounds))
+        .map(|(subject, ((sequential, pipelined), rounds))| StdioResult {
+            name: subject.name,
+            sequential,
+            pipelined,
+            rounds,
+        })
+        .collect()
 }

@@ -75,37 +75,40 @@ pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<Context> 
     // Named by its method until the sampler kept it: a dropped request formats nothing.
     let name: Cow<'static, str> = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
     let mut span = tracer.build_with_context(tracer.span_builder(name).with_kind(SpanKind::Server), &parent);
-    if span.is_recording() {
-        if let Some(target) = info.target.named() {
-            span.update_name(SpanName(info.method, Some(target)).to_string());
-        }
-        let mut attributes = Vec::with_capacity(10);
-        let method: Value = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
-        attributes.push(KeyValue::new("mcp.method.name", method));
-        attributes.push(KeyValue::new("jsonrpc.request.id", JsonRpcId(info.id).to_string()));
-        if let Some(version) = info.protocol_version.and_then(crate::version::known) {
-            attributes.push(KeyValue::new("mcp.protocol.version", version));
-        }
-        if let Some(session) = info.session {
-            attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
-        }
-        match info.target {
-            Target::Tool(name) => {
-                attributes.push(KeyValue::new("gen_ai.tool.name", name.to_owned()));
-                attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            }
-            Target::Prompt(name) => attributes.push(KeyValue::new("gen_ai.prompt.name", name.to_owned())),
-            Target::Resource(uri) => attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned())),
-            Target::None => {}
-        }
-        if let Some(transport) = info.transport.as_str() {
-            attributes.push(KeyValue::new("network.transport", transport));
-        }
-        if info.transport == Transport::Tcp {
-            attributes.push(KeyValue::new("network.protocol.name", "http"));
-        }
-        span.set_attributes(attributes);
+    if !span.is_recording() {
+        // Children still need the sampler's decision (and the trace id), not the span: a
+        // bare span context carries both without a lock or a box to keep and end.
+        return Some(parent.with_remote_span_context(span.span_context().clone()));
     }
+    if let Some(target) = info.target.named() {
+        span.update_name(SpanName(info.method, Some(target)).to_string());
+    }
+    let mut attributes = Vec::with_capacity(10);
+    let method: Value = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
+    attributes.push(KeyValue::new("mcp.method.name", method));
+    attributes.push(KeyValue::new("jsonrpc.request.id", JsonRpcId(info.id).to_string()));
+    if let Some(version) = info.protocol_version.and_then(crate::version::known) {
+        attributes.push(KeyValue::new("mcp.protocol.version", version));
+    }
+    if let Some(session) = info.session {
+        attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
+    }
+    match info.target {
+        Target::Tool(name) => {
+            attributes.push(KeyValue::new("gen_ai.tool.name", name.to_owned()));
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        Target::Prompt(name) => attributes.push(KeyValue::new("gen_ai.prompt.name", name.to_owned())),
+        Target::Resource(uri) => attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned())),
+        Target::None => {}
+    }
+    if let Some(transport) = info.transport.as_str() {
+        attributes.push(KeyValue::new("network.transport", transport));
+    }
+    if info.transport == Transport::Tcp {
+        attributes.push(KeyValue::new("network.protocol.name", "http"));
+    }
+    span.set_attributes(attributes);
     Some(parent.with_span(span))
 }
 
@@ -151,10 +154,13 @@ pub(super) fn rename(context: Option<&Context>, span: &tracing::Span, name: &'st
     }
 }
 
-/// Ends the span of `context`.
+/// Ends the span of `context` (a dropped one has nothing to end, and needs no clock read).
 pub(super) fn end(context: Option<Context>) {
     if let Some(context) = context {
-        context.span().end();
+        let span = context.span();
+        if span.is_recording() {
+            span.end();
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 //!
 //! A request's duration is recorded into a histogram bound once to its attribute set (method,
 //! tool or prompt, outcome, version, transport): the common case costs a lookup in a small map
-//! rather than building, sorting and hashing attributes for every request.
+//! rather than building, sorting and hashing attributes for every request, and none when the
+//! thread recorded the same set last.
 
 use std::time::Duration;
 
@@ -90,6 +91,7 @@ pub(crate) struct Operation<'a> {
 
 #[cfg(feature = "otel")]
 mod recording {
+    use std::cell::RefCell;
     use std::collections::HashMap;
     use std::sync::{OnceLock, RwLock};
 
@@ -226,24 +228,53 @@ mod recording {
         };
         let name = operation.named.as_ref().map_or("", |(_, name)| &**name);
         let seconds = operation.duration.as_secs_f64();
+        let recorded = LAST.with_borrow(|last| match last {
+            Some((last_key, last_name, histogram)) if *last_key == key && **last_name == *name => {
+                histogram.record(seconds);
+                true
+            }
+            _ => false,
+        });
+        if recorded {
+            return;
+        }
+        let histogram = bound_histogram(instruments, key, name);
+        match histogram {
+            Some(histogram) => {
+                histogram.record(seconds);
+                LAST.set(Some((key, name.into(), histogram)));
+            }
+            None => instruments.duration.record(seconds, &key.attributes(name)),
+        }
+    }
+
+    /// A histogram with the attribute set it is bound to.
+    type Last = (Key, Box<str>, BoundHistogram<f64>);
+
+    thread_local! {
+        /// The histogram this thread recorded into last: a server answering the same tool again
+        /// and again finds it without the shared map, whose lock every core would contend for.
+        static LAST: RefCell<Option<Last>> = const { RefCell::new(None) };
+    }
+
+    /// The histogram bound to `key` and `name`, binding it when there is room for one more.
+    fn bound_histogram(instruments: &Instruments, key: Key, name: &str) -> Option<BoundHistogram<f64>> {
         {
             let bound = instruments.bound.read().unwrap_or_else(|p| p.into_inner());
             if let Some(histogram) = bound.get(&key).and_then(|names| names.get(name)) {
-                histogram.record(seconds);
-                return;
+                return Some(histogram.clone());
             }
         }
         use std::sync::atomic::Ordering::Relaxed;
         if instruments.bound_sets.load(Relaxed) >= BOUND_SETS {
-            instruments.duration.record(seconds, &key.attributes(name));
-            return;
+            return None;
         }
         let mut bound = instruments.bound.write().unwrap_or_else(|p| p.into_inner());
         let histogram = bound.entry(key).or_default().entry(name.into()).or_insert_with(|| {
             instruments.bound_sets.fetch_add(1, Relaxed);
             instruments.duration.bind(&key.attributes(name))
         });
-        histogram.record(seconds);
+        Some(histogram.clone())
     }
 
     pub(crate) fn input_required(method: Method, named: Option<(bool, &str)>, transport: Transport) {
