@@ -48,6 +48,7 @@
 //! | serving: stdio, Streamable HTTP, OAuth | [`transport`] |
 //! | middleware, telemetry | [`middleware`], [`telemetry`], `otel` (feature) |
 //! | long-running tools | [`tasks`] |
+//! | Agent Skills from a folder | `skills` (feature), [`ServerBuilder::skills_dir`](server::ServerBuilder) |
 //! | tests of your server | [`testing`] ([`testing::TestClient`]) |
 //! | the protocol's types, as the revision names them | [`model`], [`jsonrpc`], [`headers`] |
 //! | change notifications across instances | [`changes`] |
@@ -62,7 +63,7 @@
 //! | `postgres` | no | the PostgreSQL replay store and change fan-out, for many instances |
 //! | `oauth` | no | an OAuth 2.1 resource server: JWTs checked against the issuer's keys, introspection, protected resource metadata |
 //! | `otel` | no | OpenTelemetry export over OTLP/HTTP, configured by the `OTEL_*` variables |
-//! | `skills` | no | Agent Skills read from a directory, for the skills extension (SEP-2640) |
+//! | `skills` | no | Agent Skills served from a directory, kept current, through the skills extension (SEP-2640) |
 //!
 //! Without a feature, none of its crates is compiled. [`serde`], [`schemars`] and
 //! [`serde_json`] are re-exported, so that the derives need no dependency of your own.

@@ -201,6 +201,12 @@ async def main() -> None:
             except Exception as exc:
                 seen["read_missing"] = error_of(exc)
 
+            # The skills extension's files, read as the resources they are.
+            skill = next(r["uri"] for r in listed if r["uri"].startswith("skill://"))
+            seen["read_skill"] = dump(await client.read_resource(skill))
+            reference = skill.removesuffix("SKILL.md") + "references/cover-sheet.md"
+            seen["read_skill_reference"] = dump(await client.read_resource(reference))
+
             seen["review"] = dump(await client.get_prompt("review_note", {"uri": roadmap}))
 
             seen["listen"] = await listen_for_changes(client, workspace, roadmap)

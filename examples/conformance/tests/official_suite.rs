@@ -6,7 +6,7 @@
 
 use std::fs;
 
-use mcp_rounds_tests::conformance::{ConformanceSuite, checks_of};
+use mcp_rounds_tests::conformance::{Check, ConformanceSuite, checks_of};
 use mcp_rounds_tests::http::HttpProcess;
 use mcp_rounds_tests::python::target_dir;
 
@@ -71,6 +71,72 @@ fn scenarios_run(output_dir: &std::path::Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The skills extension's scenarios, which the suite keeps among its pending ones: run by name.
+const SKILLS_SCENARIOS: [&str; 3] =
+    ["sep-2640-skills-directory", "sep-2640-skills-enumeration", "sep-2640-skills-manifest"];
+
+/// Runs `scenario` (at 2026-07-28, or over a legacy session with `legacy`) and returns its checks.
+fn run_scenario(suite: &ConformanceSuite, server: &HttpProcess, scenario: &str, legacy: bool) -> Vec<Check> {
+    let port = server.address.rsplit(':').next().expect("host:port");
+    let output_dir = target_dir().join(format!("conformance-results/{}-{scenario}-{legacy}", std::process::id()));
+    let _ = fs::remove_dir_all(&output_dir);
+    fs::create_dir_all(&output_dir).expect("create the results directory");
+    let mut command = suite.command();
+    command.args(["server", "--url", &format!("http://localhost:{port}/mcp"), "--scenario", scenario, "-o"]);
+    command.arg(&output_dir);
+    if legacy {
+        command.args(["--spec-version", "2025-11-25", "--force"]);
+    }
+    let output = command.output().expect("run the conformance suite");
+    let checks = checks_of(&output_dir, scenario).unwrap_or_else(|| {
+        panic!(
+            "{scenario} did not run:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let _ = fs::remove_dir_all(&output_dir);
+    checks
+}
+
+#[test]
+fn the_skills_scenarios_pass_every_check() {
+    let suite = ConformanceSuite::install();
+    let server = HttpProcess::spawn(env!("CARGO_BIN_EXE_conformance-server"), &[]);
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for scenario in SKILLS_SCENARIOS {
+        let checks = run_scenario(&suite, &server, scenario, false);
+        count += checks.len();
+        problems.extend(
+            checks
+                .iter()
+                .filter(|c| c.status != "SUCCESS")
+                .map(|c| format!("{scenario}: {} {}: {}", c.status, c.id, c.message)),
+        );
+    }
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    // The suite's 42 checks, and its wire-schema check once a scenario.
+    assert_eq!(count, 42 + SKILLS_SCENARIOS.len(), "every check of the three scenarios ran");
+}
+
+#[test]
+fn the_skills_scenarios_pass_over_a_legacy_session() {
+    let suite = ConformanceSuite::install();
+    let server = HttpProcess::spawn(env!("CARGO_BIN_EXE_conformance-server"), &[]);
+    let mut problems = Vec::new();
+    for scenario in SKILLS_SCENARIOS {
+        for check in run_scenario(&suite, &server, scenario, true) {
+            // The cache hints do not exist before 2026-07-28: the suite skips their checks.
+            let expected = if check.id.ends_with("-cache-attributes") { "SKIPPED" } else { "SUCCESS" };
+            if check.status != expected {
+                problems.push(format!("{scenario}: {} {}: {}", check.status, check.id, check.message));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
 }
 
 #[test]

@@ -68,10 +68,12 @@ pub fn server(config: &Config, store: impl ReplayStore, tasks: impl TaskStore) -
             crate::resources::note,
             crate::resources::review_note,
         ])
-        // Following a note is reading it: the same authorization.
+        // Following a note is reading it: the same authorization. The skills are everyone's.
         .authorize_subscriptions(|context, uri| {
-            context.state::<Notes>().is_some_and(|notes| notes.scope.may_read(context.principal(), uri))
+            uri.starts_with("skill://")
+                || context.state::<Notes>().is_some_and(|notes| notes.scope.may_read(context.principal(), uri))
         })
+        .skills_dir(&config.skills)
         .build()
         .map_err(|e| e.to_string())
 }

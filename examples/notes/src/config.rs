@@ -111,6 +111,8 @@ pub struct Config {
     pub workspaces: Vec<Arc<Workspace>>,
     /// The authorization server HTTP trusts, if any.
     pub oauth: Option<OAuthConfig>,
+    /// The Agent Skills served (`DIR/skills/`).
+    pub skills: std::path::PathBuf,
 }
 
 /// Reads and checks `DIR/config.toml`. The error is one line naming the problem.
@@ -119,7 +121,9 @@ pub fn load(dir: &Path) -> Result<Config, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let file: File = toml::from_str(&text)
         .map_err(|e| format!("{}: {}", path.display(), e.message().lines().next().unwrap_or("invalid TOML")))?;
-    check(file).map_err(|problem| format!("{}: {problem}", path.display()))
+    let mut config = check(file).map_err(|problem| format!("{}: {problem}", path.display()))?;
+    config.skills = dir.join("skills");
+    Ok(config)
 }
 
 fn check(file: File) -> Result<Config, String> {
@@ -220,6 +224,8 @@ fn check(file: File) -> Result<Config, String> {
         provider: file.model.provider,
         workspaces,
         oauth,
+        // Set by `load`, which knows the directory.
+        skills: std::path::PathBuf::new(),
     })
 }
 

@@ -204,6 +204,10 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(problem) => return fail(problem),
     };
+    // Only once the configuration is known good: a refused start adds nothing to the data.
+    if let Err(err) = seed::ensure_skills(&args.data) {
+        return fail(format!("cannot prepare {}: {err}", config.skills.display()));
+    }
     let store = match (database, postgres) {
         (_, Some((store, url))) => Store::Postgres(store, url),
         (Database::Sqlite(path), None) => match SqliteReplayStore::open(&path) {

@@ -21,6 +21,33 @@ const NOTES: &[(&str, &str)] = &[
 
 const PRIVATE_NOTE: (&str, &str) = ("salaries", "# Salaries\n\nNot for the demo principal.\n");
 
+/// The seed's Agent Skill, by path below `DIR/skills/`: its `SKILL.md` and the file it refers to.
+const SKILL: &[(&str, &str)] = &[
+    (
+        "tps-report-writing/SKILL.md",
+        "---
+name: tps-report-writing
+description: Write a TPS report the way this office expects, cover sheet included. Use when someone asks \
+for a TPS report or mentions the cover sheet.
+license: CC0-1.0
+metadata:
+  author: notes-server
+  version: \"1.0\"
+---
+# Writing a TPS report
+
+1. Start from the quarter's numbers (the notes tagged with the quarter, e.g. `TPS report Q1 2026`).
+2. Put [the cover sheet](references/cover-sheet.md) first: a report without it goes back.
+3. Save the report as a note titled `TPS report <quarter> <year>`.
+",
+    ),
+    (
+        "tps-report-writing/references/cover-sheet.md",
+        "# TPS report cover sheet\n\n| field | what goes in |\n|---|---|\n| Quarter | Q1 to Q4 and the year |\n\
+         | Author | who wrote the report |\n| Reviewed by | the author's manager |\n",
+    ),
+];
+
 fn random_hex(bytes: usize) -> String {
     let mut random = vec![0u8; bytes];
     getrandom::fill(&mut random).expect("the operating system provides randomness");
@@ -109,6 +136,38 @@ fn seed(staging: &Path, target: &Path) -> io::Result<()> {
     fs::write(private.join(format!("{id}.md")), text)?;
     // A link out of the workspace: the server must refuse to follow it.
     std::os::unix::fs::symlink(format!("../workspace-private/{id}.md"), workspace.join("private-link.md"))?;
+    seed_skills(&staging.join("skills"))?;
     let workspace_uri = file_uri(&target.join("workspace"));
     fs::write(staging.join("config.toml"), config(&workspace_uri))
+}
+
+/// Creates and seeds `DIR/skills/` when it is missing (a data directory made before the server
+/// served skills), the way [`ensure`] makes the whole directory; an existing one is left alone.
+pub fn ensure_skills(dir: &Path) -> io::Result<()> {
+    let skills = dir.join("skills");
+    if fs::symlink_metadata(&skills).is_ok() {
+        return Ok(());
+    }
+    let staging = dir.join(format!(".skills.seeding-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    let seeded = seed_skills(&staging).and_then(|()| fs::rename(&staging, &skills));
+    if seeded.is_err() {
+        let _ = fs::remove_dir_all(&staging);
+        // Another process seeded it first.
+        if skills.is_dir() {
+            return Ok(());
+        }
+    }
+    seeded
+}
+
+fn seed_skills(skills: &Path) -> io::Result<()> {
+    for (path, text) in SKILL {
+        let path = skills.join(path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(path, text)?;
+    }
+    Ok(())
 }

@@ -183,8 +183,9 @@ fn the_symlinked_private_note_is_unreachable_through_every_tool_resource_and_pro
     let listed = exchange(&mut server, request(json!(8), "resources/list", json!({})));
     let uris: Vec<&str> =
         listed["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
-    let expected: Vec<String> = real_notes().iter().map(|id| format!("notes://workspace/{id}")).collect();
-    assert_eq!(uris, expected);
+    let mut expected: Vec<String> = real_notes().iter().map(|id| format!("notes://workspace/{id}")).collect();
+    expected.push("skill://tps-report-writing/SKILL.md".into());
+    assert_eq!(uris, expected, "the notes and the seed's skill, nothing else");
     for (n, uri) in ["notes://workspace/private-link", "notes://workspace-private/salaries"].iter().enumerate() {
         assert_no_resource(&exchange(&mut server, read(10 + n as i64, uri)), uri);
         assert_no_resource(&exchange(&mut server, review(20 + n as i64, uri)), uri);

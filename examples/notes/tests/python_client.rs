@@ -98,10 +98,22 @@ fn check(seen: &Value, dir: &DataDir, seeded: &BTreeMap<String, String>) {
 
     let resources = &seen["resources"];
     assert_eq!(resources["cacheScope"], "private", "a per-principal listing is private");
-    let listed: Vec<(String, String, String)> = resources["resources"]
+    let (skills, notes): (Vec<&Value>, Vec<&Value>) = resources["resources"]
         .as_array()
         .unwrap()
         .iter()
+        .partition(|r| r["uri"].as_str().unwrap().starts_with("skill://"));
+    // The seed's skill, its SKILL.md named and described by its frontmatter.
+    assert_eq!(skills.len(), 1, "{skills:?}");
+    let skill_md = std::fs::read_to_string(dir.0.join("skills/tps-report-writing/SKILL.md")).unwrap();
+    assert_eq!(skills[0]["uri"], "skill://tps-report-writing/SKILL.md");
+    assert_eq!(skills[0]["name"], "tps-report-writing");
+    assert_eq!(skills[0]["mimeType"], "text/markdown");
+    assert_eq!(skills[0]["size"], skill_md.len());
+    let description = skills[0]["description"].as_str().unwrap();
+    assert!(skill_md.contains(&format!("\ndescription: {description}\n")), "{description:?}");
+    let listed: Vec<(String, String, String)> = notes
+        .into_iter()
         .map(|r| {
             assert_eq!(r["mimeType"], "text/markdown", "{r}");
             let field = |k: &str| r[k].as_str().unwrap().to_owned();
@@ -193,6 +205,21 @@ fn check(seen: &Value, dir: &DataDir, seeded: &BTreeMap<String, String>) {
     );
     assert_eq!(seen["read_missing"]["code"], -32602);
     assert_eq!(seen["read_missing"]["data"], json!({"uri": note_uri("no-such-note")}));
+
+    // The skill's files, read through the client's resource API: the bytes on disk.
+    assert_eq!(
+        seen["read_skill"]["contents"],
+        json!([{"uri": "skill://tps-report-writing/SKILL.md", "mimeType": "text/markdown", "text": skill_md}])
+    );
+    let reference = std::fs::read_to_string(dir.0.join("skills/tps-report-writing/references/cover-sheet.md")).unwrap();
+    assert_eq!(
+        seen["read_skill_reference"]["contents"],
+        json!([{
+            "uri": "skill://tps-report-writing/references/cover-sheet.md",
+            "mimeType": "text/markdown",
+            "text": reference,
+        }])
+    );
 
     // review_note embeds the note itself, then asks for the review.
     let messages = seen["review"]["messages"].as_array().unwrap();

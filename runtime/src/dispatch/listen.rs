@@ -30,7 +30,7 @@ fn accept(registry: &Registry, filter: &SubscriptionFilter, context: &RequestCon
         .flatten()
         .filter(|uri| {
             crate::uri::normalize(uri).is_some_and(|normalized| {
-                registry.resources.find(&normalized).is_some() && (registry.subscriptions)(context, &normalized)
+                registry.resources.serves(&normalized) && (registry.subscriptions)(context, &normalized)
             })
         })
         .cloned()

@@ -52,6 +52,8 @@ mod listen;
 mod request;
 mod response;
 mod route;
+#[cfg(feature = "skills")]
+mod skills;
 pub(crate) mod tasks;
 
 use std::convert::Infallible;

@@ -50,6 +50,12 @@ pub(crate) enum Body {
     Task(Box<DetailedTask>),
     Ack(TaskAck),
     Listen(SubscriptionsListenResult),
+    #[cfg(feature = "skills")]
+    Skills(crate::model::ListSkillsResult),
+    #[cfg(feature = "skills")]
+    Skill(crate::model::GetSkillResult),
+    #[cfg(feature = "skills")]
+    Directory(crate::model::ReadResourceDirectoryResult),
 }
 
 impl McpResponse {
@@ -126,6 +132,12 @@ impl Completed {
             Body::Completion(r) => r.result_meta_mut(),
             Body::Task(r) => r.result_meta_mut(),
             Body::Listen(r) => r.result_meta_mut(),
+            #[cfg(feature = "skills")]
+            Body::Skills(r) => r.result_meta_mut(),
+            #[cfg(feature = "skills")]
+            Body::Skill(r) => r.result_meta_mut(),
+            #[cfg(feature = "skills")]
+            Body::Directory(r) => r.result_meta_mut(),
         })
     }
 }
@@ -157,6 +169,13 @@ completed_from!(
     Listen(SubscriptionsListenResult),
 );
 
+#[cfg(feature = "skills")]
+completed_from!(
+    Skills(crate::model::ListSkillsResult),
+    Skill(crate::model::GetSkillResult),
+    Directory(crate::model::ReadResourceDirectoryResult),
+);
+
 impl Serialize for Body {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -170,6 +189,12 @@ impl Serialize for Body {
             Body::Task(r) => r.serialize(serializer),
             Body::Ack(r) => r.serialize(serializer),
             Body::Listen(r) => r.serialize(serializer),
+            #[cfg(feature = "skills")]
+            Body::Skills(r) => r.serialize(serializer),
+            #[cfg(feature = "skills")]
+            Body::Skill(r) => r.serialize(serializer),
+            #[cfg(feature = "skills")]
+            Body::Directory(r) => r.serialize(serializer),
         }
     }
 }

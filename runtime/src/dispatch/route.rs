@@ -165,6 +165,12 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
             }
             ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
                 let p = p?;
+                #[cfg(feature = "skills")]
+                if let Some(read) =
+                    registry.skills.as_deref().and_then(|skills| super::skills::read(registry, skills, &p.uri))
+                {
+                    return Ok(read?.into());
+                }
                 let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
                 let found = registry.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
                 let context = context();
@@ -184,6 +190,13 @@ pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Outp
                 let p: CompleteRequestParams = parse_params(raw.as_deref())?;
                 let completion = Box::pin(super::complete::answer(registry, p, context())).await?;
                 Ok(CompleteResult { completion, ..Default::default() }.into())
+            }
+            #[cfg(feature = "skills")]
+            (method, Params::Raw(raw)) if super::skills::METHODS.contains(&method) => {
+                match registry.skills.as_deref() {
+                    Some(skills) => super::skills::answer(registry, skills, method, raw.as_deref()),
+                    None => Err(not_found(method, registry)),
+                }
             }
             ("subscriptions/listen", Params::Raw(raw)) => {
                 let p: SubscriptionsListenRequestParams = parse_params(raw.as_deref())?;

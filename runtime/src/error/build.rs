@@ -44,6 +44,15 @@ pub enum BuildError {
     /// Two resources share a URI or URI template.
     #[error("two resources have the URI {0:?}; resource URIs and templates must be unique")]
     DuplicateResource(String),
+    /// The skills directory cannot be read.
+    #[cfg(feature = "skills")]
+    #[error("the skills directory {path} cannot be read: {problem}")]
+    SkillsDirectory {
+        /// The directory.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// A `#[resource]` function cannot make a descriptor.
     #[error("resource {resource:?}: {problem}")]
     InvalidResource {

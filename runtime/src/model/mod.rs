@@ -62,6 +62,8 @@ pub(crate) mod result;
 pub(crate) use result::WithResultMeta;
 mod roots;
 mod sampling;
+#[cfg(feature = "skills")]
+mod skills;
 pub mod subscriptions;
 mod tasks;
 mod tools;
@@ -84,6 +86,8 @@ pub use result::{
 };
 pub use roots::*;
 pub use sampling::*;
+#[cfg(feature = "skills")]
+pub use skills::*;
 pub use subscriptions::{
     ResourceUpdatedNotificationParams, SubscriptionEventParams, SubscriptionFilter,
     SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams, SubscriptionsListenResult,

@@ -217,6 +217,27 @@ impl TextResourceContents {
     pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
         TextResourceContents { uri: uri.into(), text: text.into(), ..TextResourceContents::default() }
     }
+
+    /// With a MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl BlobResourceContents {
+    /// The bytes of the resource at `uri`, base64-encoded.
+    pub fn new(uri: impl Into<String>, bytes: &[u8]) -> Self {
+        use base64::Engine as _;
+        let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
+        BlobResourceContents { uri: uri.into(), blob, ..BlobResourceContents::default() }
+    }
+
+    /// With a MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
 }
 
 impl ReadResourceResult {

@@ -178,3 +178,6 @@ with_result_meta!(
     ReadResourceResult,
     SubscriptionsListenResult,
 );
+
+#[cfg(feature = "skills")]
+with_result_meta!(GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult);

@@ -42,6 +42,8 @@ pub(crate) struct Description {
     pub(crate) resources_cache: Option<CacheHints>,
     pub(crate) stamp_server_info: bool,
     pub(crate) subscriptions: SubscriptionPolicy,
+    #[cfg(feature = "skills")]
+    pub(crate) skills_dir: Option<std::path::PathBuf>,
 }
 
 impl Description {
@@ -63,6 +65,8 @@ impl Description {
             resources_cache: None,
             stamp_server_info: true,
             subscriptions: Arc::new(|_, _| true),
+            #[cfg(feature = "skills")]
+            skills_dir: None,
         }
     }
 
@@ -112,12 +116,19 @@ impl Description {
         for route in &resources {
             check_handler(&self.state, &route.requirements, false, &route.descriptor.name)?;
         }
+        #[cfg(feature = "skills")]
+        let skills = match &self.skills_dir {
+            Some(dir) => Some(open_skills(dir, &resources)?),
+            None => None,
+        };
         let catalog = ResourceCatalog::new(
             resources,
             self.page_size,
             self.resources_cache,
             self.templates_cache,
             stamp.as_ref(),
+            #[cfg(feature = "skills")]
+            skills.clone(),
         )?;
 
         // Every list can change and every resource can be subscribed to: `Changes` announces
@@ -135,6 +146,8 @@ impl Description {
                 .then(|| [(TASKS_EXTENSION.to_owned(), JsonObject::new())].into_iter().collect()),
             ..Default::default()
         };
+        #[cfg(feature = "skills")]
+        let capabilities = with_skills(capabilities, skills.is_some());
 
         let discover = Rendered::new(
             DiscoverResult {
@@ -168,21 +181,53 @@ impl Description {
             Rendered::new(list, stamp.as_ref())
         });
 
+        let shared = Arc::new(Shared { state: self.state, rounds: self.rounds, changes: Changes::default() });
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &skills {
+            skills.watch(shared.changes.clone());
+        }
         Ok(Registry {
             info,
             instructions: self.instructions,
             stamp,
             capabilities,
             discover,
-            shared: Arc::new(Shared { state: self.state, rounds: self.rounds, changes: Changes::default() }),
+            shared,
             tools: tools.into_iter().map(|r| (r.tool.name.clone().into_boxed_str(), r)).collect(),
             tool_list,
             prompts: prompts.into_iter().map(|r| (r.prompt.name.clone().into_boxed_str(), r)).collect(),
             prompt_list,
             resources: catalog,
             subscriptions: self.subscriptions,
+            #[cfg(feature = "skills")]
+            skills,
         })
     }
+}
+
+/// The skills of `dir`, which owns the `skill://` scheme: no resource of the server's may use it.
+#[cfg(feature = "skills")]
+fn open_skills(dir: &std::path::Path, resources: &[ResourceRoute]) -> Result<Arc<crate::skills::Live>, BuildError> {
+    if let Some(route) = resources.iter().find(|route| route.descriptor.template.as_str().starts_with("skill://")) {
+        return Err(BuildError::InvalidResource {
+            resource: route.descriptor.name.clone(),
+            problem: "skill:// URIs are the skills directory's; use a scheme of your own".into(),
+        });
+    }
+    crate::skills::Live::open(dir)
+        .map_err(|e| BuildError::SkillsDirectory { path: dir.display().to_string(), problem: e.to_string() })
+}
+
+/// Declares the skills extension, with `resources/directory/read`, and the resources its files
+/// are read through.
+#[cfg(feature = "skills")]
+fn with_skills(mut capabilities: ServerCapabilities, skills: bool) -> ServerCapabilities {
+    if skills {
+        capabilities.resources = Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) });
+        let settings: JsonObject = [("directoryRead".to_owned(), serde_json::Value::Bool(true))].into_iter().collect();
+        capabilities.extensions.get_or_insert_default().insert(crate::model::SKILLS_EXTENSION.to_owned(), settings);
+    }
+    capabilities
 }
 
 /// What one handler needs that the server may lack: registered state, and keys for rounds.

@@ -36,6 +36,9 @@ pub(crate) struct ResourceCatalog {
     /// Pre-rendered pages when nothing is listed per request.
     static_list: Option<RenderedList>,
     template_list: RenderedList,
+    /// Skills, whose `SKILL.md` files are listed among the resources as they are now.
+    #[cfg(feature = "skills")]
+    skills: Option<Arc<crate::skills::Live>>,
 }
 
 /// Where a URI led.
@@ -51,6 +54,7 @@ impl ResourceCatalog {
         list_cache: Option<CacheHints>,
         templates_cache: CacheHints,
         stamp: Option<&Arc<Implementation>>,
+        #[cfg(feature = "skills")] skills: Option<Arc<crate::skills::Live>>,
     ) -> Result<Self, BuildError> {
         let mut fixed = HashMap::new();
         let mut templates = Vec::new();
@@ -86,6 +90,9 @@ impl ResourceCatalog {
                 lister_scopes.push(scope.clone());
             }
         }
+        #[cfg(feature = "skills")]
+        let per_request = !listers.is_empty() || skills.is_some();
+        #[cfg(not(feature = "skills"))]
         let per_request = !listers.is_empty();
         let list_cache = list_cache.unwrap_or(if per_request { CacheHints::no_store() } else { STATIC_LIST_CACHE });
         let static_list = (!per_request).then(|| {
@@ -123,11 +130,26 @@ impl ResourceCatalog {
             list_cache,
             static_list,
             template_list,
+            #[cfg(feature = "skills")]
+            skills,
         })
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         self.fixed.is_empty() && self.templates.is_empty()
+    }
+
+    /// The cache hints of `resources/list`, which the skills' results share: they change as
+    /// the directory does.
+    #[cfg(feature = "skills")]
+    pub(crate) fn list_cache(&self) -> CacheHints {
+        self.list_cache
+    }
+
+    /// The most items a page of a list holds.
+    #[cfg(feature = "skills")]
+    pub(crate) fn page_size(&self) -> usize {
+        self.page_size
     }
 
     /// The resource a `ref/resource` names: a template by its exact text, or a fixed URI.
@@ -153,6 +175,18 @@ impl ResourceCatalog {
             .find_map(|route| route.descriptor.template.matches(uri).map(|variables| Found { route, variables }))
     }
 
+    /// Whether a normalized URI names a resource the server has now: one of its own, or a
+    /// skill's file.
+    pub(crate) fn serves(&self, uri: &str) -> bool {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills
+            && uri.starts_with("skill://")
+        {
+            return skills.catalog().file(uri).is_some();
+        }
+        self.find(uri).is_some()
+    }
+
     pub(crate) fn template_page(&self, cursor: Option<&str>) -> Result<Arc<Rendered>, Error> {
         self.template_list.page(cursor)
     }
@@ -170,6 +204,10 @@ impl ResourceCatalog {
             return Err(Error::insufficient_scope(needed));
         }
         let mut all = self.listed.clone();
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills {
+            all.extend(skills.catalog().listing());
+        }
         for route in &self.listers {
             if let Some(listing) = route.handler.list(context.clone()) {
                 all.extend(listing.await?);

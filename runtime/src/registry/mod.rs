@@ -38,6 +38,9 @@ pub(crate) struct Registry {
     pub(crate) prompt_list: RenderedList,
     pub(crate) resources: ResourceCatalog,
     pub(crate) subscriptions: SubscriptionPolicy,
+    /// The skills directory, when the server serves one.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::skills::Live>>,
 }
 
 impl Registry {

@@ -195,6 +195,33 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the Agent Skills in `dir` through the skills extension
+    /// (`io.modelcontextprotocol/skills`): one folder a skill, each with a `SKILL.md` whose
+    /// frontmatter has `name` (the folder's name) and `description`, any files beside it.
+    /// Clients find them with `skills/list` and `skills/get`, read their files as `skill://`
+    /// resources and browse their folders with `resources/directory/read`. A skill added,
+    /// changed or removed while the server runs is served as it is now, and listeners hear
+    /// `notifications/resources/list_changed`. A skill that breaks a rule (see
+    /// [`skills`](crate::skills)) is left out with a warning; the build fails only when `dir`
+    /// itself cannot be read.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("skills-builder-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(dir.join("tps-report-writing")).unwrap();
+    /// # std::fs::write(dir.join("tps-report-writing/SKILL.md"),
+    /// #     "---\nname: tps-report-writing\ndescription: Write TPS reports.\n---\n# TPS reports\n").unwrap();
+    /// use mcp_rounds::Server;
+    ///
+    /// let server = Server::builder("notes", "1.0.0").skills_dir(&dir).build().unwrap();
+    /// # drop(server);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    #[cfg(feature = "skills")]
+    pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.description.skills_dir = Some(dir.into());
+        self
+    }
+
     /// Whether results carry `_meta["io.modelcontextprotocol/serverInfo"]` (default true).
     pub fn stamp_server_info(mut self, stamp: bool) -> Self {
         self.description.stamp_server_info = stamp;

@@ -64,6 +64,17 @@ impl Server {
         self.inner.registry.shared.changes.clone()
     }
 
+    /// Reads the skills directory again now, and announces what changed. The server does this
+    /// by itself when the directory changes; call it where the system cannot report changes
+    /// (some network file systems), or to be sure a change made just now is served. Without a
+    /// skills directory it does nothing.
+    #[cfg(feature = "skills")]
+    pub fn reload_skills(&self) {
+        if let Some(skills) = &self.inner.registry.skills {
+            skills.reload(&self.changes());
+        }
+    }
+
     /// Answers one request through the server's layers and dispatch. A panic anywhere on the
     /// way (a handler, a layer) answers this request with -32603 and nothing else.
     pub fn call(&self, mut request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {

@@ -21,7 +21,9 @@
 //! ```
 
 mod frontmatter;
+mod live;
 mod scan;
+mod tree;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -29,10 +31,16 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::model::JsonObject;
+pub(crate) use live::Live;
+pub use tree::{Child, is_text, mime_type};
+
+use crate::model::{
+    BlobResourceContents, JsonObject, Resource, ResourceContents, SkillEntry, SkillResource, SkillResources,
+    TextResourceContents,
+};
 
 /// At most this many files in a skill, its `SKILL.md` included (SEP-2640).
 pub const MAX_FILES_PER_SKILL: usize = 512;
@@ -45,6 +53,7 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 #[derive(Debug, Default)]
 pub struct Catalog {
     skills: BTreeMap<String, Skill>,
+    tree: tree::Tree,
     problems: Vec<Problem>,
 }
 
@@ -92,7 +101,7 @@ impl Catalog {
     pub fn load(root: &Path) -> io::Result<Catalog> {
         let root = std::fs::canonicalize(root)?;
         let walk = scan::walk(&root)?;
-        let mut catalog = Catalog { skills: BTreeMap::new(), problems: walk.problems };
+        let mut catalog = Catalog { skills: BTreeMap::new(), tree: tree::Tree::default(), problems: walk.problems };
         let skill_dirs: Vec<&str> = walk
             .files
             .iter()
@@ -117,6 +126,7 @@ impl Catalog {
                 Err(reason) => catalog.problems.push(Problem::new(&format!("{dir}/SKILL.md"), reason)),
             }
         }
+        catalog.tree = tree::Tree::new(&catalog.skills, &walk.dirs);
         Ok(catalog)
     }
 
@@ -134,6 +144,58 @@ impl Catalog {
     pub fn get(&self, uri: &str) -> Option<&Skill> {
         let path = uri.strip_prefix("skill://")?.strip_suffix("/SKILL.md")?;
         self.skills.get(path)
+    }
+
+    /// The `SKILL.md` of every skill as `resources/list` lists it: named and described by its
+    /// frontmatter, `text/markdown`, with its size.
+    pub fn listing(&self) -> impl Iterator<Item = Resource> + '_ {
+        self.skills.values().map(|skill| {
+            let mut resource = Resource::new(skill.uri(), skill.name())
+                .with_description(skill.description())
+                .with_mime_type("text/markdown");
+            resource.size = Some(skill.files[0].size());
+            resource
+        })
+    }
+
+    /// The children of the directory at `uri` (a skill's root, a folder in it, or a prefix
+    /// folder leading to skills); `None` when `uri` is no such directory.
+    pub fn directory(&self, uri: &str) -> Option<&[Child]> {
+        let path = uri.strip_prefix("skill://")?;
+        self.tree.children(path.strip_suffix('/').unwrap_or(path))
+    }
+
+    /// What `resources/read` answers for the file at `uri`: its bytes as read, as text when
+    /// its type is text and it is UTF-8, else base64.
+    pub fn contents(&self, uri: &str) -> Option<ResourceContents> {
+        let (_, file) = self.file(uri)?;
+        let mime = mime_type(&file.path);
+        Some(match std::str::from_utf8(&file.bytes) {
+            Ok(text) if is_text(mime) => {
+                ResourceContents::Text(TextResourceContents::new(uri, text).with_mime_type(mime))
+            }
+            _ => ResourceContents::Blob(BlobResourceContents::new(uri, &file.bytes).with_mime_type(mime)),
+        })
+    }
+
+    /// Whether `other` serves the same skills with the same content.
+    pub fn same_as(&self, other: &Catalog) -> bool {
+        self.skills.len() == other.skills.len()
+            && self.skills.values().zip(other.skills.values()).all(|(a, b)| {
+                a.path == b.path
+                    && a.frontmatter == b.frontmatter
+                    && a.files.len() == b.files.len()
+                    && a.files.iter().zip(&b.files).all(|(a, b)| a.path == b.path && a.digest == b.digest)
+            })
+            && self.tree == other.tree
+    }
+
+    /// The URI and digest of every file of every skill.
+    pub(crate) fn digests(&self) -> BTreeMap<String, &str> {
+        self.skills
+            .values()
+            .flat_map(|skill| skill.files.iter().map(move |file| (skill.file_uri(file), file.digest.as_str())))
+            .collect()
     }
 
     /// The file at `uri` and the innermost skill it belongs to.
@@ -217,13 +279,17 @@ impl Skill {
 
     /// The entry `skills/list` and `skills/get` carry: URI, frontmatter, and every file with
     /// its digest and size.
-    pub fn entry(&self) -> Value {
-        let resources: Vec<Value> = self
+    pub fn entry(&self) -> SkillEntry {
+        let resources = self
             .files
             .iter()
-            .map(|file| json!({"uri": self.file_uri(file), "digest": file.digest, "size": file.size()}))
+            .map(|file| SkillResource { uri: self.file_uri(file), digest: file.digest.clone(), size: file.size() })
             .collect();
-        json!({"uri": self.uri(), "frontmatter": self.frontmatter, "resources": resources})
+        SkillEntry {
+            uri: self.uri(),
+            frontmatter: self.frontmatter.clone(),
+            resources: SkillResources::Files(resources),
+        }
     }
 }
 

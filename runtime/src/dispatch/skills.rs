@@ -1,0 +1,121 @@
+//! The skills extension's methods (`skills/list`, `skills/get`, `resources/directory/read`)
+//! and the skills' files among the resources, all answered from the catalog as it is at the
+//! request: one request never sees two versions of the directory.
+
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use super::request::parse_params;
+use super::response::Reply;
+use crate::error::Error;
+use crate::model::{
+    GetSkillParams, GetSkillResult, ListSkillsResult, PaginatedRequestParams, ReadResourceDirectoryParams,
+    ReadResourceDirectoryResult, ReadResourceResult,
+};
+use crate::pagination::KeysetCursor;
+use crate::registry::Registry;
+use crate::skills::Live;
+
+/// The methods the extension adds.
+pub(super) const METHODS: [&str; 3] = ["skills/list", "skills/get", "resources/directory/read"];
+
+/// Answers one of [`METHODS`].
+pub(super) fn answer(registry: &Registry, skills: &Live, method: &str, raw: Option<&RawValue>) -> Result<Reply, Error> {
+    let catalog = skills.catalog();
+    let page_size = registry.resources.page_size();
+    let hints = registry.resources.list_cache();
+    match method {
+        "skills/list" => {
+            let p: PaginatedRequestParams = parse_params(raw)?;
+            let skills: Vec<_> = catalog.skills().collect();
+            // Keyed by path, the order the catalog keeps them in.
+            let (range, next_cursor) =
+                page(skills.len(), p.cursor.as_deref(), page_size, |i| skills[i].path().to_owned())?;
+            Ok(ListSkillsResult {
+                skills: skills[range].iter().map(|skill| skill.entry()).collect(),
+                next_cursor,
+                ttl_ms: hints.ttl_ms,
+                cache_scope: hints.cache_scope,
+                ..Default::default()
+            }
+            .into())
+        }
+        "skills/get" => {
+            let p: GetSkillParams = parse_params(raw)?;
+            let skill = catalog.get(&p.uri).ok_or_else(|| {
+                Error::invalid_params(format!("No skill is served at {}", p.uri)).with_data(json!({ "uri": p.uri }))
+            })?;
+            Ok(GetSkillResult {
+                skill: skill.entry(),
+                ttl_ms: hints.ttl_ms,
+                cache_scope: hints.cache_scope,
+                ..Default::default()
+            }
+            .into())
+        }
+        _ => {
+            let p: ReadResourceDirectoryParams = parse_params(raw)?;
+            let children = catalog.directory(&p.uri).ok_or_else(|| {
+                let problem = match catalog.file(&p.uri) {
+                    Some(_) => "is a file, not a directory resource",
+                    None => "is not a directory resource of the skills served",
+                };
+                Error::invalid_params(format!("{} {problem}", p.uri)).with_data(json!({ "uri": p.uri }))
+            })?;
+            let (range, next_cursor) = page(children.len(), p.cursor.as_deref(), page_size, |i| children[i].uri())?;
+            Ok(ReadResourceDirectoryResult {
+                resources: children[range].iter().map(|child| child.resource()).collect(),
+                next_cursor,
+                ..Default::default()
+            }
+            .into())
+        }
+    }
+}
+
+/// `resources/read` of a skill's file, when `uri` is one (`None`: not a skill's URI at all).
+pub(super) fn read(registry: &Registry, skills: &Live, uri: &str) -> Option<Result<ReadResourceResult, Error>> {
+    if !uri.starts_with("skill://") {
+        return None;
+    }
+    let Some(contents) = skills.catalog().contents(uri) else {
+        return Some(Err(Error::resource_not_found(uri)));
+    };
+    let hints = registry.resources.list_cache();
+    let mut result = ReadResourceResult::new(vec![contents]);
+    result.ttl_ms = hints.ttl_ms;
+    result.cache_scope = hints.cache_scope;
+    Some(Ok(result))
+}
+
+/// The page (of `page_size`) after `cursor` of `len` items sorted by key (`key(i)`: the `i`th's), and the
+/// cursor of the next page. Keyed by the last item seen, so that a page stays right when the
+/// directory changes between two requests: nothing is repeated, and nothing that stayed is
+/// skipped.
+fn page(
+    len: usize,
+    cursor: Option<&str>,
+    page_size: usize,
+    key: impl Fn(usize) -> String,
+) -> Result<(std::ops::Range<usize>, Option<String>), Error> {
+    let start = match cursor {
+        Some(cursor) => {
+            let last = KeysetCursor::decode(cursor)?;
+            partition_point(len, |i| key(i).as_str() <= last.as_str())
+        }
+        None => 0,
+    };
+    let end = (start + page_size).min(len);
+    let next = (end < len).then(|| KeysetCursor::encode(&key(end - 1)));
+    Ok((start..end, next))
+}
+
+/// The first index at which `before` is false (it is true, then false, over `0..len`).
+fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) { low = middle + 1 } else { high = middle }
+    }
+    low
+}
