@@ -98,7 +98,7 @@ pub fn init() -> Result<Option<Otel>, OtelError> {
     ]));
     opentelemetry::global::set_tracer_provider(tracers.clone());
     opentelemetry::global::set_meter_provider(meters.clone());
-    crate::telemetry::enable();
+    crate::telemetry::enable_with(&tracers);
     let tracer = tracers.tracer("mcp-rounds");
     Ok(Some(Otel { tracers, meters, tracer, shut_down: false }))
 }

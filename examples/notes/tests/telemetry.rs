@@ -404,6 +404,36 @@ fn stdio_and_a_legacy_session_are_observed_and_flushed_when_stdin_closes() {
 }
 
 #[test]
+fn a_call_its_caller_did_not_sample_exports_no_span_and_is_still_counted() {
+    let receiver = OtlpReceiver::start();
+    let dir = DataDir::seeded("otel-unsampled");
+    let workspace = dir.workspace_uri();
+    let env = env(&receiver);
+    let mut server = StdioProcess::spawn_with_env(BIN, &["--data", dir.arg(), "--stdio"], &borrowed(&env));
+    let list = |id: i64| tool(id, "notes_list", json!({"workspaceUri": workspace}), json!({}));
+    // The caller's trace, flagged not sampled: the default sampler follows its parent.
+    let unsampled = Caller::new(6);
+    let mut dropped = list(1);
+    dropped["params"]["_meta"]["traceparent"] = json!(format!("00-{}-{}-00", unsampled.trace, unsampled.span(1)));
+    assert_eq!(server.call(&dropped)["result"]["resultType"], "complete");
+    let sampled = Caller::new(7);
+    assert_eq!(server.call(&traced(list(2), &sampled, 2))["result"]["resultType"], "complete");
+    let (_, status) = server.finish();
+    assert!(status.success(), "{status}");
+
+    let (spans, metrics) = receiver.wait_for(Duration::from_secs(5), "spans and metrics", |received| {
+        let kept = received.spans.iter().any(|s| hex(&s.span.trace_id) == sampled.trace);
+        let done = kept && !metric(&received.metrics, "mcp.server.operation.duration").is_empty();
+        done.then(|| (received.spans.clone(), received.metrics.clone()))
+    });
+    let spans = seen(&spans);
+    assert_eq!(server_span(&spans, "2").trace(), sampled.trace);
+    let of_dropped: Vec<&str> = spans.iter().filter(|s| s.trace() == unsampled.trace).map(Seen::name).collect();
+    assert!(of_dropped.is_empty(), "nothing of the unsampled call, nested spans included: {of_dropped:?}");
+    assert_eq!(duration_count(&metrics, "notes_list", "pipe"), 2, "both calls are in the metrics");
+}
+
+#[test]
 fn an_export_protocol_the_server_cannot_speak_stops_the_start() {
     let dir = DataDir::seeded("otel-config");
     let output = std::process::Command::new(BIN)

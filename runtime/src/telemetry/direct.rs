@@ -11,8 +11,11 @@ use std::sync::OnceLock;
 
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::propagation::Extractor;
-use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::trace::{
+    Span, SpanBuilder, SpanKind, Status, TraceContextExt as _, Tracer as _, TracerProvider as _,
+};
 use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::metrics::Method;
@@ -20,13 +23,26 @@ use super::spans::{JsonRpcId, SpanName};
 use super::{RequestInfo, Target, Transport};
 use crate::model::TraceContext;
 
-static TRACER: OnceLock<BoxedTracer> = OnceLock::new();
+/// Where the framework's spans come from: the SDK's tracer itself when this crate made the
+/// provider (a span is then not boxed, nor called through a vtable), else the global one.
+enum FrameworkTracer {
+    Sdk(SdkTracer),
+    Global(BoxedTracer),
+}
+
+static TRACER: OnceLock<FrameworkTracer> = OnceLock::new();
+
+fn scope() -> InstrumentationScope {
+    InstrumentationScope::builder("mcp-rounds").with_version(env!("CARGO_PKG_VERSION")).build()
+}
 
 pub(super) fn enable() {
-    TRACER.get_or_init(|| {
-        let scope = InstrumentationScope::builder("mcp-rounds").with_version(env!("CARGO_PKG_VERSION")).build();
-        opentelemetry::global::tracer_with_scope(scope)
-    });
+    TRACER.get_or_init(|| FrameworkTracer::Global(opentelemetry::global::tracer_with_scope(scope())));
+}
+
+/// [`enable`], with `provider` (also the global one) used directly.
+pub(super) fn enable_with(provider: &SdkTracerProvider) {
+    TRACER.get_or_init(|| FrameworkTracer::Sdk(provider.tracer_with_scope(scope())));
 }
 
 pub(super) fn enabled() -> bool {
@@ -74,11 +90,24 @@ pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<Context> 
     let known = method.name();
     // Named by its method until the sampler kept it: a dropped request formats nothing.
     let name: Cow<'static, str> = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
-    let mut span = tracer.build_with_context(tracer.span_builder(name).with_kind(SpanKind::Server), &parent);
+    let builder = SpanBuilder::from_name(name).with_kind(SpanKind::Server);
+    Some(match tracer {
+        FrameworkTracer::Sdk(tracer) => open(tracer.build_with_context(builder, &parent), parent, info, known),
+        FrameworkTracer::Global(tracer) => open(tracer.build_with_context(builder, &parent), parent, info, known),
+    })
+}
+
+/// The context of a request's server span `span`, a child of `parent`, with its attributes.
+fn open<S: Span + Send + Sync + 'static>(
+    mut span: S,
+    parent: Context,
+    info: &RequestInfo<'_>,
+    known: &'static str,
+) -> Context {
     if !span.is_recording() {
         // Children still need the sampler's decision (and the trace id), not the span: a
         // bare span context carries both without a lock or a box to keep and end.
-        return Some(parent.with_remote_span_context(span.span_context().clone()));
+        return parent.with_remote_span_context(span.span_context().clone());
     }
     if let Some(target) = info.target.named() {
         span.update_name(SpanName(info.method, Some(target)).to_string());
@@ -109,7 +138,7 @@ pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<Context> 
         attributes.push(KeyValue::new("network.protocol.name", "http"));
     }
     span.set_attributes(attributes);
-    Some(parent.with_span(span))
+    parent.with_span(span)
 }
 
 /// A span nested in the current one, when that one is recorded: a dropped request's steps
@@ -120,8 +149,10 @@ pub(super) fn child(name: &dyn Fn() -> String, _span: &tracing::Span) -> Option<
         return None;
     }
     let parent = Context::current();
-    let span = tracer.start_with_context(name(), &parent);
-    Some(parent.with_span(span))
+    Some(match tracer {
+        FrameworkTracer::Sdk(tracer) => parent.with_span(tracer.start_with_context(name(), &parent)),
+        FrameworkTracer::Global(tracer) => parent.with_span(tracer.start_with_context(name(), &parent)),
+    })
 }
 
 /// Sets an attribute on the span of `context`, if it is recorded.

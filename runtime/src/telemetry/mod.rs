@@ -46,6 +46,14 @@ pub fn enable() {
     metrics::enable();
 }
 
+/// [`enable`], the framework's spans made by `provider` (installed as the global provider too)
+/// without going through the global one.
+#[cfg(feature = "otel")]
+pub(crate) fn enable_with(provider: &opentelemetry_sdk::trace::SdkTracerProvider) {
+    direct::enable_with(provider);
+    metrics::enable();
+}
+
 /// How a request reached the server (`network.transport`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
