@@ -63,7 +63,8 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    // `"params": null` is not an omitted params: it is one of the wrong type.
+    #[serde(borrow, default, deserialize_with = "present")]
     params: Option<&'a RawValue>,
     #[serde(default)]
     result: Option<IgnoredAny>,
@@ -81,9 +82,21 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
 /// prescribes (-32700 for bytes that are not JSON, -32600 for JSON that is not a request,
 /// including batches, which MCP does not support).
 pub fn decode(bytes: &[u8]) -> Incoming {
+    // A derived struct also reads a JSON array, member by member: `["2.0", 1, "tools/call"]`
+    // must not be taken for a request.
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {}
+        Some(b'[') if serde_json::from_slice::<IgnoredAny>(bytes).is_ok() => {
+            return Incoming::Invalid { id: None, error: not_an_object(bytes) };
+        }
+        _ if serde_json::from_slice::<IgnoredAny>(bytes).is_err() => {
+            return Incoming::Invalid { id: None, error: Error::parse_error() };
+        }
+        _ => return Incoming::Invalid { id: None, error: not_an_object(bytes) },
+    }
     let envelope: Envelope<'_> = match serde_json::from_slice(bytes) {
         Ok(envelope) => envelope,
-        Err(err) => return Incoming::Invalid { id: None, error: classify_decode_error(bytes, &err) },
+        Err(err) => return Incoming::Invalid { id: None, error: classify_decode_error(&err) },
     };
 
     let id = match envelope.id {
@@ -115,6 +128,12 @@ pub fn decode(bytes: &[u8]) -> Incoming {
             return Incoming::Invalid { id, error: Error::invalid_request("The method member must be a string") };
         }
     };
+    // MCP's params are always an object (JSON-RPC's positional array is not one of its forms).
+    if let Some(params) = envelope.params
+        && !params.get().starts_with('{')
+    {
+        return Incoming::Invalid { id, error: Error::invalid_params("Invalid params: params must be a JSON object") };
+    }
     let params = envelope.params.map(RawValue::to_owned);
 
     match id {
@@ -123,21 +142,22 @@ pub fn decode(bytes: &[u8]) -> Incoming {
     }
 }
 
-fn classify_decode_error(bytes: &[u8], err: &serde_json::Error) -> Error {
+fn classify_decode_error(err: &serde_json::Error) -> Error {
     use serde_json::error::Category;
     match err.classify() {
         Category::Syntax | Category::Eof | Category::Io => Error::parse_error(),
-        Category::Data => {
-            let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-            if first == Some(&b'[') {
-                Error::invalid_request("Batches are not supported: send one JSON-RPC message at a time")
-            } else if first == Some(&b'{') {
-                // An object whose members repeat (serde reports a duplicate field).
-                Error::invalid_request("The message is not a valid JSON-RPC request object")
-            } else {
-                Error::invalid_request("A JSON-RPC message must be a JSON object")
-            }
-        }
+        // An object whose members repeat (serde reports a duplicate field), or one whose
+        // members have the wrong types.
+        Category::Data => Error::invalid_request("The message is not a valid JSON-RPC request object"),
+    }
+}
+
+/// Well-formed JSON that is not an object.
+fn not_an_object(bytes: &[u8]) -> Error {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        Error::invalid_request("Batches are not supported: send one JSON-RPC message at a time")
+    } else {
+        Error::invalid_request("A JSON-RPC message must be a JSON object")
     }
 }
 
@@ -317,6 +337,27 @@ mod tests {
         assert_eq!((id, err.code()), (Some(RequestId::number(4)), ErrorCode::InvalidRequest));
         let (id, err) = invalid(r#"{"jsonrpc":"2.0","id":4}"#);
         assert_eq!((id, err.code()), (Some(RequestId::number(4)), ErrorCode::InvalidRequest));
+    }
+
+    #[test]
+    fn only_an_object_is_a_message_and_only_an_object_is_params() {
+        // A derived struct would read these member by member, as if they were requests.
+        for positional in [r#"["2.0", 78, "tools/call", {"name": "x"}]"#, r#"["2.0", 1, "ping"]"#, "[]"] {
+            let (id, error) = invalid(positional);
+            assert_eq!((id, error.code()), (None, ErrorCode::InvalidRequest), "{positional}");
+            assert!(error.message().starts_with("Batches are not supported"), "{positional}: {error:?}");
+        }
+        for scalar in ["42", "\"tools/call\"", "null", "true"] {
+            let (id, error) = invalid(scalar);
+            assert_eq!((id, error.message()), (None, "A JSON-RPC message must be a JSON object"), "{scalar}");
+        }
+        for params in ["[1, 2]", "\"x\"", "null", "3"] {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{params}}}"#);
+            let (id, error) = invalid(&message);
+            assert_eq!((id, error.code()), (Some(RequestId::number(9)), ErrorCode::InvalidParams), "{params}");
+        }
+        let message = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}"#;
+        assert_eq!(invalid(message).1.code(), ErrorCode::InvalidParams);
     }
 
     #[test]

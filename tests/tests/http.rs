@@ -85,7 +85,8 @@ fn statuses_follow_the_revision() {
         b"{nope",
     );
     assert_eq!((parse.status, code(&parse)), (400, -32700));
-    let batch = http(a, "POST", &[("Authorization", &format!("Bearer {TOKEN}"))], b"[]");
+    let batch =
+        http(a, "POST", &[("Authorization", &format!("Bearer {TOKEN}")), ("Content-Type", "application/json")], b"[]");
     assert_eq!((batch.status, code(&batch)), (400, -32600));
     let no_meta = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {}});
     let response = post(a, &no_meta);
@@ -157,6 +158,30 @@ fn authentication_comes_before_everything() {
     // Even garbage is refused with 401 before it is parsed.
     let response = http(a, "POST", &[], b"{nope");
     assert_eq!(response.status, 401);
+}
+
+#[test]
+fn a_body_that_is_not_declared_json_is_refused_before_it_is_read() {
+    let server = server();
+    let a = &server.address;
+    let call = request(json!(1), "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}));
+    let form = "application/x-www-form-urlencoded";
+    for declared in [Some("text/plain"), Some(form), Some("application/jsonx"), None] {
+        let response = match declared {
+            Some(declared) => post_with(a, &call, replace("Content-Type", declared)),
+            None => post_with(a, &call, without("Content-Type")),
+        };
+        assert_eq!(response.status, 415, "{declared:?}");
+        assert_eq!(code(&response), -32600, "{declared:?}");
+        assert_eq!(response.json()["error"]["data"], json!({"contentType": declared}));
+        assert!(response.json()["result"].is_null(), "nothing ran: {}", response.json());
+    }
+    // The media type's parameters and its case are free.
+    for declared in ["application/json; charset=utf-8", "Application/JSON"] {
+        let response = post_with(a, &call, replace("Content-Type", declared));
+        assert_eq!(response.status, 200, "{declared}");
+        assert_eq!(response.json()["result"]["content"][0]["text"], "hi");
+    }
 }
 
 #[test]

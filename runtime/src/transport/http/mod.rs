@@ -366,6 +366,9 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
+    if let Some(refused) = not_json(&headers) {
+        return refused;
+    }
     let limit = app.http.max_body_bytes;
     let bytes: Bytes = match axum::body::to_bytes(body, limit).await {
         Ok(bytes) => bytes,
@@ -402,6 +405,19 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
         Step::Refuse(refused) => json_response(refusal_status(refused.why), refused.bytes),
         Step::Accepted => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// The 415 for a body that does not say it is JSON (a form, text, no type at all): refused
+/// before it is read, rather than run because its bytes happen to parse.
+fn not_json(headers: &HeaderMap) -> Option<Response> {
+    let sent = headers.get(header::CONTENT_TYPE).map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    let media_type = sent.as_deref().and_then(|value| value.split(';').next()).map(str::trim);
+    if media_type.is_some_and(|media_type| media_type.eq_ignore_ascii_case("application/json")) {
+        return None;
+    }
+    let error = Error::invalid_request("Unsupported Content-Type: send the JSON-RPC message as application/json")
+        .with_data(serde_json::json!({ "contentType": sent }));
+    Some(error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &error))
 }
 
 fn session_not_found() -> Response {
