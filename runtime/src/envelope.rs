@@ -58,7 +58,7 @@ fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
 }
 
 fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue, key: &str, expected: &str) -> Result<T, Error> {
-    serde_json::from_str(raw.get()).map_err(|_| wrong_type(key, expected))
+    crate::strict::from_str(raw.get()).map_err(|_| wrong_type(key, expected))
 }
 
 /// Reads and validates the `_meta` of a request's raw `params`. `before_version` runs once
@@ -74,7 +74,7 @@ pub fn read_request_meta(
             "Missing params: every request of protocol 2026-07-28 carries params._meta",
         ));
     };
-    let outer: ParamsWithMeta<'_> = serde_json::from_str(params.get())
+    let outer: ParamsWithMeta<'_> = crate::strict::from_str(params.get())
         .map_err(|_| Error::invalid_field("params", "params must be a JSON object"))?;
     let Some(meta) = present(outer.meta) else {
         return Err(Error::invalid_field(
@@ -82,8 +82,8 @@ pub fn read_request_meta(
             format!("Missing _meta: it must carry {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY}"),
         ));
     };
-    let raw: RawMeta<'_> =
-        serde_json::from_str(meta.get()).map_err(|_| Error::invalid_field("_meta", "_meta must be a JSON object"))?;
+    let raw: RawMeta<'_> = crate::strict::from_str(meta.get())
+        .map_err(|_| Error::invalid_field("_meta", "_meta must be a JSON object"))?;
 
     let version_raw = present(raw.protocol_version).ok_or_else(|| missing(PROTOCOL_VERSION_KEY))?;
     let protocol_version: String = parse(version_raw, PROTOCOL_VERSION_KEY, "a string")?;
@@ -95,7 +95,7 @@ pub fn read_request_meta(
     if !is_supported(&protocol_version) {
         return Err(Error::unsupported_version(SUPPORTED_PROTOCOL_VERSIONS, &protocol_version));
     }
-    let client_capabilities: ClientCapabilities = serde_json::from_str(capabilities_raw.get()).map_err(|e| {
+    let client_capabilities: ClientCapabilities = crate::strict::from_str(capabilities_raw.get()).map_err(|e| {
         Error::invalid_field(
             &meta_field(CLIENT_CAPABILITIES_KEY),
             format!("Malformed {CLIENT_CAPABILITIES_KEY}: {}", crate::error::serde_message(&e)),
@@ -137,11 +137,11 @@ fn own_entries(raw: &RawMeta<'_>) -> Result<(Option<ProgressToken>, TraceContext
 /// handshake settled), and only the request's own entries are read from its params.
 pub(crate) fn read_session_meta(params: Option<&RawValue>, mut envelope: RequestMeta) -> Result<RequestMeta, Error> {
     let Some(params) = params else { return Ok(envelope) };
-    let outer: ParamsWithMeta<'_> = serde_json::from_str(params.get())
+    let outer: ParamsWithMeta<'_> = crate::strict::from_str(params.get())
         .map_err(|_| Error::invalid_field("params", "params must be a JSON object"))?;
     let Some(meta) = present(outer.meta) else { return Ok(envelope) };
-    let raw: RawMeta<'_> =
-        serde_json::from_str(meta.get()).map_err(|_| Error::invalid_field("_meta", "_meta must be a JSON object"))?;
+    let raw: RawMeta<'_> = crate::strict::from_str(meta.get())
+        .map_err(|_| Error::invalid_field("_meta", "_meta must be a JSON object"))?;
     (envelope.progress_token, envelope.trace) = own_entries(&raw)?;
     Ok(envelope)
 }

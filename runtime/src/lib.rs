@@ -121,6 +121,7 @@ pub mod server;
 mod shape;
 #[cfg(feature = "skills")]
 pub mod skills;
+mod strict;
 pub mod tasks;
 pub mod telemetry;
 pub mod testing;

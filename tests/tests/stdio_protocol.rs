@@ -89,6 +89,34 @@ fn missing_or_malformed_envelope_is_invalid_params() {
 }
 
 #[test]
+fn an_array_is_never_read_where_the_schema_says_object() {
+    let mut server = fixture();
+    // A request written as an array, member by member: not a request at all.
+    let positional = json!(["2.0", 78, "tools/call", {"name": "echo", "arguments": {"text": "ran"}}]);
+    let response = server.call(&positional);
+    assert_error(&response, Value::Null, -32600);
+    // A capability declared with an array is not declared: the envelope is refused.
+    for capabilities in [json!({"elicitation": []}), json!({"sampling": [{}]}), json!([])] {
+        let mut meta = meta(json!({}));
+        meta["io.modelcontextprotocol/clientCapabilities"] = capabilities.clone();
+        let response = server.call(&with_meta(json!(6), "server/discover", meta));
+        assert_error(&response, json!(6), -32602);
+        assert_eq!(
+            error_of(&response).1["field"],
+            "_meta.io.modelcontextprotocol/clientCapabilities",
+            "{capabilities}"
+        );
+    }
+    let mut meta = meta(json!({}));
+    meta["io.modelcontextprotocol/clientInfo"] = json!(["client", "1.0"]);
+    let response = server.call(&with_meta(json!(7), "server/discover", meta));
+    assert_error(&response, json!(7), -32602);
+    // And a server still answering.
+    let echo = request(json!(8), "tools/call", json!({"name": "echo", "arguments": {"text": "still here"}}));
+    assert_eq!(server.call(&echo)["result"]["content"][0]["text"], "still here");
+}
+
+#[test]
 fn unsupported_version_is_32022_with_exact_data() {
     let mut server = fixture();
     for requested in ["1900-01-01", "2025-11-25", ""] {

@@ -114,7 +114,7 @@ pub(crate) struct ReadResourceParams {
 /// Decodes a method's parameters; `_meta` was read already and is skipped here.
 pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
     let raw = params.map_or("{}", RawValue::get);
-    serde_json::from_str(raw).map_err(|e| Error::invalid_params(format!("Invalid params: {}", serde_message(&e))))
+    crate::strict::from_str(raw).map_err(|e| Error::invalid_params(format!("Invalid params: {}", serde_message(&e))))
 }
 
 impl Params {

@@ -292,11 +292,11 @@ impl Session {
     fn initialize(&self, params: Option<&RawValue>) -> Result<Value, Error> {
         let p: InitializeParams = parse(params)?;
         let raw_capabilities = p.capabilities.as_deref().map_or("{}", RawValue::get);
-        let capabilities: ClientCapabilities = serde_json::from_str(raw_capabilities).map_err(|e| {
+        let capabilities: ClientCapabilities = crate::strict::from_str(raw_capabilities).map_err(|e| {
             Error::invalid_field("capabilities", format!("Malformed capabilities: {}", serde_message(&e)))
         })?;
         let client_info = match &p.client_info {
-            Some(info) => Some(serde_json::from_str::<Implementation>(info.get()).map_err(|_| {
+            Some(info) => Some(crate::strict::from_str::<Implementation>(info.get()).map_err(|_| {
                 Error::invalid_field("clientInfo", "clientInfo must be an object with string name and version")
             })?),
             None => None,
@@ -442,6 +442,6 @@ enum Answered {
 use Answered::{Forwarded, Own};
 
 fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
-    serde_json::from_str(params.map_or("{}", RawValue::get))
+    crate::strict::from_str(params.map_or("{}", RawValue::get))
         .map_err(|e| Error::invalid_params(format!("Invalid params: {}", serde_message(&e))))
 }
