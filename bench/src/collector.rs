@@ -56,6 +56,23 @@ impl Collector {
         format!("http://{}", self.address)
     }
 
+    /// Returns once no export has arrived for a moment (at most a few seconds): a server that
+    /// exports what it queued during its turn does so before the next server's turn, not in it.
+    pub fn wait_quiet(&self) {
+        let quiet_for = std::time::Duration::from_millis(300);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut last = self.received().requests;
+        let mut since = std::time::Instant::now();
+        while std::time::Instant::now() < deadline && since.elapsed() < quiet_for {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let now = self.received().requests;
+            if now != last {
+                last = now;
+                since = std::time::Instant::now();
+            }
+        }
+    }
+
     pub fn received(&self) -> Exported {
         Exported {
             requests: self.counts.requests.load(Ordering::Relaxed),

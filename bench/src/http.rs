@@ -127,7 +127,7 @@ async fn level(address: &str, connections: usize, duration: Duration, subject: &
 
 /// Measures every subject over HTTP; each level is the run of median throughput among `runs`,
 /// taken in turns ([`crate::interleaved`]).
-pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec<HttpResult> {
+pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle: &dyn Fn()) -> Vec<HttpResult> {
     let servers: Vec<Server> = subjects.iter().map(start).collect();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     for (server, subject) in servers.iter().zip(subjects) {
@@ -136,9 +136,13 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec
     let mut levels: Vec<Vec<Level>> = subjects.iter().map(|_| Vec::new()).collect();
     for connections in CONNECTIONS {
         eprintln!("http: {connections} connections");
-        let measured = crate::interleaved(subjects.len(), runs, |level: &Level| level.rps, |i| {
-            runtime.block_on(level(&servers[i].address, connections, duration, subjects[i].name))
-        });
+        let measured = crate::interleaved(
+            subjects.len(),
+            runs,
+            |level: &Level| level.rps,
+            settle,
+            |i| runtime.block_on(level(&servers[i].address, connections, duration, subjects[i].name)),
+        );
         for (levels, level) in levels.iter_mut().zip(measured) {
             levels.push(level);
         }

@@ -107,12 +107,21 @@ pub const BASELINE: &str = "mcp-rounds baseline";
 /// middle. The subjects take turns, each run starting one further along, so that the machine
 /// drifting during the run, or the advantage of going first, falls on all of them alike: their
 /// ratios are what the report is for.
-pub fn interleaved<T>(count: usize, runs: usize, by: impl Fn(&T) -> f64, mut measure: impl FnMut(usize) -> T) -> Vec<T> {
+/// `settle` runs after each turn, so that what a server still does after its turn (exporting
+/// the telemetry it queued) is not counted against the next one.
+pub fn interleaved<T>(
+    count: usize,
+    runs: usize,
+    by: impl Fn(&T) -> f64,
+    settle: &dyn Fn(),
+    mut measure: impl FnMut(usize) -> T,
+) -> Vec<T> {
     let mut tries: Vec<Vec<T>> = (0..count).map(|_| Vec::with_capacity(runs)).collect();
     for run in 0..runs {
         for turn in 0..count {
             let subject = (run + turn) % count;
             tries[subject].push(measure(subject));
+            settle();
         }
     }
     tries
@@ -133,9 +142,10 @@ fn main() {
         .collect();
     let mut report = report::Report::new(&options);
 
-    report.stdio = stdio::measure_all(&subjects, options.duration(), options.runs.max(1));
+    let settle = || collector.wait_quiet();
+    report.stdio = stdio::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);
     if !options.skip_http {
-        report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1));
+        report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);
     }
     if !options.skip_build_cost {
         eprintln!("build cost");

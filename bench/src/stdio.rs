@@ -160,7 +160,7 @@ fn rounds(process: &mut Process, subject: &Subject, duration: Duration, next: &m
 
 /// Measures every subject over stdio, each figure the median of `runs`, taken in turns
 /// ([`crate::interleaved`]).
-pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec<StdioResult> {
+pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle: &dyn Fn()) -> Vec<StdioResult> {
     let mut processes: Vec<Process> = subjects.iter().map(Process::start).collect();
     let mut next = 0;
     // Warm up: first calls pay for lazy initialization in every framework.
@@ -169,11 +169,11 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec
     }
     let by_rate = |rate: &f64| *rate;
     eprintln!("stdio: one at a time");
-    let one_at_a_time = crate::interleaved(subjects.len(), runs, by_rate, |i| {
+    let one_at_a_time = crate::interleaved(subjects.len(), runs, by_rate, settle, |i| {
         sequential(&mut processes[i], &subjects[i], duration, &mut next)
     });
     eprintln!("stdio: {WINDOW} in flight");
-    let in_flight = crate::interleaved(subjects.len(), runs, by_rate, |i| {
+    let in_flight = crate::interleaved(subjects.len(), runs, by_rate, settle, |i| {
         pipelined(&mut processes[i], &subjects[i], duration, &mut next)
     });
     eprintln!("stdio: two rounds");
@@ -181,6 +181,7 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize) -> Vec
         subjects.len(),
         runs,
         |rate: &Option<f64>| rate.unwrap_or(0.0),
+        settle,
         |i| subjects[i].rounds.then(|| rounds(&mut processes[i], &subjects[i], duration, &mut next)),
     );
     subjects
