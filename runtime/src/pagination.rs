@@ -119,6 +119,20 @@ impl KeysetCursor {
         }
         Ok(key.to_owned())
     }
+
+    /// The page of at most `page_size` of `items` (sorted by `key`) that follows the item keyed
+    /// `after` (a decoded cursor; `None`: the first page), and the cursor of the page after it.
+    pub(crate) fn page<T>(
+        items: &[T],
+        after: Option<&str>,
+        page_size: usize,
+        key: impl Fn(&T) -> &str,
+    ) -> (std::ops::Range<usize>, Option<String>) {
+        let start = after.map_or(0, |last| items.partition_point(|item| key(item) <= last));
+        let end = (start + page_size).min(items.len());
+        let next = (end < items.len()).then(|| Self::encode(key(&items[end - 1])));
+        (start..end, next)
+    }
 }
 
 #[cfg(test)]

@@ -110,13 +110,20 @@ pub fn ensure(dir: &Path) -> io::Result<()> {
     };
     fs::create_dir_all(&parent)?;
     let target = fs::canonicalize(&parent)?.join(name);
-    let staging = target.with_file_name(format!(".{}.seeding-{}", name.to_string_lossy(), std::process::id()));
+    staged(&target, |staging| seed(staging, &target))
+}
+
+/// Makes the directory `target` by filling a hidden sibling with `fill` and renaming it into
+/// place, so that an interrupted start leaves nothing half-made. When another process made
+/// `target` first, theirs is used.
+fn staged(target: &Path, fill: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
+    let name = target.file_name().map_or_else(Default::default, |name| name.to_string_lossy());
+    let staging = target.with_file_name(format!(".{name}.seeding-{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
-    let seeded = seed(&staging, &target).and_then(|()| fs::rename(&staging, &target));
+    let seeded = fill(&staging).and_then(|()| fs::rename(&staging, target));
     if seeded.is_err() {
         let _ = fs::remove_dir_all(&staging);
-        // Another process starting on the same directory seeded it first: use theirs.
-        if fs::read_dir(&target).is_ok_and(|mut entries| entries.next().is_some()) {
+        if fs::read_dir(target).is_ok_and(|mut entries| entries.next().is_some()) {
             return Ok(());
         }
     }
@@ -148,17 +155,7 @@ pub fn ensure_skills(dir: &Path) -> io::Result<()> {
     if fs::symlink_metadata(&skills).is_ok() {
         return Ok(());
     }
-    let staging = dir.join(format!(".skills.seeding-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
-    let seeded = seed_skills(&staging).and_then(|()| fs::rename(&staging, &skills));
-    if seeded.is_err() {
-        let _ = fs::remove_dir_all(&staging);
-        // Another process seeded it first.
-        if skills.is_dir() {
-            return Ok(());
-        }
-    }
-    seeded
+    staged(&skills, seed_skills)
 }
 
 fn seed_skills(skills: &Path) -> io::Result<()> {

@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::pagination::KeysetCursor;
 use crate::registry::Registry;
-use crate::skills::Live;
+use crate::skills::{Child, Live};
 
 /// The methods the extension adds.
 pub(super) const METHODS: [&str; 3] = ["skills/list", "skills/get", "resources/directory/read"];
@@ -29,8 +29,8 @@ pub(super) fn answer(registry: &Registry, skills: &Live, method: &str, raw: Opti
             let p: PaginatedRequestParams = parse_params(raw)?;
             let skills: Vec<_> = catalog.skills().collect();
             // Keyed by path, the order the catalog keeps them in.
-            let (range, next_cursor) =
-                page(skills.len(), p.cursor.as_deref(), page_size, |i| skills[i].path().to_owned())?;
+            let after = p.cursor.as_deref().map(KeysetCursor::decode).transpose()?;
+            let (range, next_cursor) = KeysetCursor::page(&skills, after.as_deref(), page_size, |s| s.path());
             Ok(ListSkillsResult {
                 skills: skills[range].iter().map(|skill| skill.entry()).collect(),
                 next_cursor,
@@ -62,7 +62,8 @@ pub(super) fn answer(registry: &Registry, skills: &Live, method: &str, raw: Opti
                 };
                 Error::invalid_params(format!("{} {problem}", p.uri)).with_data(json!({ "uri": p.uri }))
             })?;
-            let (range, next_cursor) = page(children.len(), p.cursor.as_deref(), page_size, |i| children[i].uri())?;
+            let after = p.cursor.as_deref().map(KeysetCursor::decode).transpose()?;
+            let (range, next_cursor) = KeysetCursor::page(children, after.as_deref(), page_size, Child::path);
             Ok(ReadResourceDirectoryResult {
                 resources: children[range].iter().map(|child| child.resource()).collect(),
                 next_cursor,
@@ -86,36 +87,4 @@ pub(super) fn read(registry: &Registry, skills: &Live, uri: &str) -> Option<Resu
     result.ttl_ms = hints.ttl_ms;
     result.cache_scope = hints.cache_scope;
     Some(Ok(result))
-}
-
-/// The page (of `page_size`) after `cursor` of `len` items sorted by key (`key(i)`: the `i`th's), and the
-/// cursor of the next page. Keyed by the last item seen, so that a page stays right when the
-/// directory changes between two requests: nothing is repeated, and nothing that stayed is
-/// skipped.
-fn page(
-    len: usize,
-    cursor: Option<&str>,
-    page_size: usize,
-    key: impl Fn(usize) -> String,
-) -> Result<(std::ops::Range<usize>, Option<String>), Error> {
-    let start = match cursor {
-        Some(cursor) => {
-            let last = KeysetCursor::decode(cursor)?;
-            partition_point(len, |i| key(i).as_str() <= last.as_str())
-        }
-        None => 0,
-    };
-    let end = (start + page_size).min(len);
-    let next = (end < len).then(|| KeysetCursor::encode(&key(end - 1)));
-    Ok((start..end, next))
-}
-
-/// The first index at which `before` is false (it is true, then false, over `0..len`).
-fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if before(middle) { low = middle + 1 } else { high = middle }
-    }
-    low
 }

@@ -215,14 +215,9 @@ impl ResourceCatalog {
         }
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
         all.dedup_by(|a, b| a.uri == b.uri);
-        let start = match &after {
-            Some(last) => all.partition_point(|r| r.uri.as_str() <= last.as_str()),
-            None => 0,
-        };
-        let end = (start + self.page_size).min(all.len());
-        let next_cursor = (end < all.len()).then(|| KeysetCursor::encode(&all[end - 1].uri));
+        let (range, next_cursor) = KeysetCursor::page(&all, after.as_deref(), self.page_size, |r| &r.uri);
         let page = ListResourcesResult {
-            resources: all.drain(start..end).collect(),
+            resources: all.drain(range).collect(),
             next_cursor,
             ttl_ms: self.list_cache.ttl_ms,
             cache_scope: self.list_cache.cache_scope,

@@ -18,6 +18,11 @@ pub struct Child {
 }
 
 impl Child {
+    /// Its path from the skills directory.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// Its URI (`skill://` and its path).
     pub fn uri(&self) -> String {
         format!("skill://{}", self.path)
