@@ -85,7 +85,15 @@ pub fn init() -> Result<Option<Otel>, OtelError> {
         .with_protocol(protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")?)
         .build()
         .map_err(|e| OtelError(e.to_string()))?;
-    let tracers = SdkTracerProvider::builder().with_batch_exporter(spans).with_resource(resource.clone()).build();
+    // The sampler the `OTEL_TRACES_SAMPLER*` variables configure, kept to decide a request
+    // before any span of it is built.
+    let sampler = opentelemetry_sdk::trace::Config::default().sampler;
+    let tracers = SdkTracerProvider::builder()
+        .with_batch_exporter(spans)
+        .with_resource(resource.clone())
+        .with_sampler(sampler.clone())
+        .with_id_generator(crate::telemetry::Ids::default())
+        .build();
     let metrics = opentelemetry_otlp::MetricExporter::builder()
         .with_http()
         .with_protocol(protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")?)
@@ -98,7 +106,7 @@ pub fn init() -> Result<Option<Otel>, OtelError> {
     ]));
     opentelemetry::global::set_tracer_provider(tracers.clone());
     opentelemetry::global::set_meter_provider(meters.clone());
-    crate::telemetry::enable_with(&tracers);
+    crate::telemetry::enable_with(&tracers, sampler);
     let tracer = tracers.tracer("mcp-rounds");
     Ok(Some(Otel { tracers, meters, tracer, shut_down: false }))
 }

@@ -12,10 +12,13 @@ use std::sync::OnceLock;
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::propagation::Extractor;
 use opentelemetry::trace::{
-    Span, SpanBuilder, SpanKind, Status, TraceContextExt as _, Tracer as _, TracerProvider as _,
+    Span, SpanBuilder, SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, Tracer as _,
+    TracerProvider as _,
 };
 use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
-use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+use opentelemetry_sdk::trace::{
+    IdGenerator, RandomIdGenerator, SamplingDecision, SdkTracer, SdkTracerProvider, ShouldSample,
+};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::metrics::Method;
@@ -24,9 +27,10 @@ use super::{RequestInfo, Target, Transport};
 use crate::model::TraceContext;
 
 /// Where the framework's spans come from: the SDK's tracer itself when this crate made the
-/// provider (a span is then not boxed, nor called through a vtable), else the global one.
+/// provider (a span is then not boxed, nor called through a vtable, and a request the
+/// provider's sampler drops is decided without building a span at all), else the global one.
 enum FrameworkTracer {
-    Sdk(SdkTracer),
+    Sdk { tracer: SdkTracer, sampler: Box<dyn ShouldSample> },
     Global(BoxedTracer),
 }
 
@@ -40,9 +44,31 @@ pub(super) fn enable() {
     TRACER.get_or_init(|| FrameworkTracer::Global(opentelemetry::global::tracer_with_scope(scope())));
 }
 
-/// [`enable`], with `provider` (also the global one) used directly.
-pub(super) fn enable_with(provider: &SdkTracerProvider) {
-    TRACER.get_or_init(|| FrameworkTracer::Sdk(provider.tracer_with_scope(scope())));
+/// [`enable`], with `provider` (also the global one) used directly; it was built with
+/// `sampler` and [`Ids`].
+pub(super) fn enable_with(provider: &SdkTracerProvider, sampler: Box<dyn ShouldSample>) {
+    TRACER.get_or_init(|| FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler });
+}
+
+thread_local! {
+    /// The trace id of a root span the framework sampled before asking the SDK to build it.
+    static CHOSEN: std::cell::Cell<Option<TraceId>> = const { std::cell::Cell::new(None) };
+}
+
+/// The ids of a provider the framework's spans are made by directly: random, as the SDK's, but
+/// a root server span keeps the trace id its sampling decision was made on, so the SDK's
+/// sampler, asked again, decides the same.
+#[derive(Debug, Default)]
+pub(crate) struct Ids(RandomIdGenerator);
+
+impl IdGenerator for Ids {
+    fn new_trace_id(&self) -> TraceId {
+        CHOSEN.take().unwrap_or_else(|| self.0.new_trace_id())
+    }
+
+    fn new_span_id(&self) -> SpanId {
+        self.0.new_span_id()
+    }
 }
 
 pub(super) fn enabled() -> bool {
@@ -85,16 +111,43 @@ pub(super) fn adopt_parent(span: &tracing::Span, trace: Option<&TraceContext>) {
 
 /// Opens the server span of a request in OpenTelemetry, when spans go there directly.
 pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<Context> {
-    let tracer = TRACER.get()?;
+    Some(server_of(TRACER.get()?, info, method))
+}
+
+fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -> Context {
     let parent = info.caller().map_or_else(Context::current, extract);
     let known = method.name();
     // Named by its method until the sampler kept it: a dropped request formats nothing.
     let name: Cow<'static, str> = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
-    let builder = SpanBuilder::from_name(name).with_kind(SpanKind::Server);
-    Some(match tracer {
-        FrameworkTracer::Sdk(tracer) => open(tracer.build_with_context(builder, &parent), parent, info, known),
-        FrameworkTracer::Global(tracer) => open(tracer.build_with_context(builder, &parent), parent, info, known),
-    })
+    match tracer {
+        FrameworkTracer::Sdk { tracer, sampler } => {
+            let parent_span = parent.span().span_context().clone();
+            let root = !parent_span.is_valid();
+            let trace_id = if root { Ids::default().new_trace_id() } else { parent_span.trace_id() };
+            if !parent.is_telemetry_suppressed() {
+                let result = sampler.should_sample(Some(&parent), trace_id, &name, &SpanKind::Server, &[], &[]);
+                if result.decision == SamplingDecision::Drop {
+                    // What the SDK would make of it, without a span, a builder or a tracer
+                    // to clone and drop.
+                    let span_id = RandomIdGenerator::default().new_span_id();
+                    let dropped = SpanContext::new(trace_id, span_id, TraceFlags::default(), false, result.trace_state);
+                    return parent.with_remote_span_context(dropped);
+                }
+            }
+            if root {
+                CHOSEN.set(Some(trace_id));
+            }
+            let span = tracer.build_with_context(SpanBuilder::from_name(name).with_kind(SpanKind::Server), &parent);
+            // Not taken when the SDK made no span (its provider shut down): the next root
+            // must not reuse it.
+            CHOSEN.set(None);
+            open(span, parent, info, known)
+        }
+        FrameworkTracer::Global(tracer) => {
+            let builder = SpanBuilder::from_name(name).with_kind(SpanKind::Server);
+            open(tracer.build_with_context(builder, &parent), parent, info, known)
+        }
+    }
 }
 
 /// The context of a request's server span `span`, a child of `parent`, with its attributes.
@@ -150,7 +203,7 @@ pub(super) fn child(name: &dyn Fn() -> String, _span: &tracing::Span) -> Option<
     }
     let parent = Context::current();
     Some(match tracer {
-        FrameworkTracer::Sdk(tracer) => parent.with_span(tracer.start_with_context(name(), &parent)),
+        FrameworkTracer::Sdk { tracer, .. } => parent.with_span(tracer.start_with_context(name(), &parent)),
         FrameworkTracer::Global(tracer) => parent.with_span(tracer.start_with_context(name(), &parent)),
     })
 }
@@ -218,4 +271,104 @@ impl<F: Future> Future for Within<F> {
 /// `future` with `context` current while it runs.
 pub(super) fn within<F: Future>(context: Option<Context>, future: F) -> Within<F> {
     Within { future, context }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use opentelemetry::trace::{SpanContext, TraceState};
+    use opentelemetry_sdk::error::OTelSdkResult;
+    use opentelemetry_sdk::trace::{Sampler, SpanData, SpanExporter};
+
+    use super::*;
+    use crate::model::RequestId;
+
+    #[derive(Clone, Debug, Default)]
+    struct Exported(Arc<Mutex<Vec<SpanData>>>);
+
+    impl SpanExporter for Exported {
+        async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+            self.0.lock().unwrap().extend(batch);
+            Ok(())
+        }
+    }
+
+    /// A tracer as `otel::init` makes one, sampling with `sampler`, exporting into `exported`.
+    fn tracer(sampler: Sampler, exported: &Exported) -> (FrameworkTracer, SdkTracerProvider) {
+        let sampler: Box<dyn ShouldSample> = Box::new(sampler);
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exported.clone())
+            .with_sampler(sampler.clone())
+            .with_id_generator(Ids::default())
+            .build();
+        (FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler }, provider)
+    }
+
+    fn echo(id: &RequestId) -> RequestInfo<'_> {
+        RequestInfo {
+            method: "tools/call",
+            id,
+            target: Target::Tool("echo"),
+            protocol_version: Some("2026-07-28"),
+            session: None,
+            transport: Transport::Pipe,
+            trace: None,
+            transport_trace: None,
+        }
+    }
+
+    /// The decision made before any span is built is the one the SDK makes: a kept request is
+    /// exported under the trace id it was decided on, a dropped one is not exported.
+    #[test]
+    fn a_root_request_is_exported_exactly_when_its_own_context_says_sampled() {
+        let exported = Exported::default();
+        let (tracer, provider) = tracer(Sampler::TraceIdRatioBased(0.5), &exported);
+        let id = RequestId::number(1);
+        let mut kept = Vec::new();
+        for _ in 0..200 {
+            let context = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+            let span = context.span().span_context().clone();
+            assert!(span.is_valid());
+            if span.is_sampled() {
+                kept.push((span.trace_id(), span.span_id()));
+            }
+            end(Some(context));
+        }
+        provider.force_flush().unwrap();
+        let mut spans: Vec<_> = exported
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|span| (span.span_context.trace_id(), span.span_context.span_id()))
+            .collect();
+        spans.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
+        kept.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
+        assert_eq!(spans, kept);
+        assert!(!kept.is_empty() && kept.len() < 200, "half of 200 random trace ids kept: {}", kept.len());
+        // The thread's chosen trace id is spent: the next root span gets an id of its own.
+        assert!(CHOSEN.take().is_none());
+    }
+
+    #[test]
+    fn a_request_inside_a_sampled_trace_is_kept_as_its_child_and_one_inside_a_dropped_one_is_not() {
+        let exported = Exported::default();
+        let (tracer, provider) = tracer(Sampler::ParentBased(Box::new(Sampler::AlwaysOff)), &exported);
+        let id = RequestId::number(1);
+        let caller =
+            |flags| SpanContext::new(TraceId::from(7u128), SpanId::from(9u64), flags, true, TraceState::default());
+        for (flags, exported_spans) in [(TraceFlags::SAMPLED, 1), (TraceFlags::default(), 1)] {
+            let _caller = Context::new().with_remote_span_context(caller(flags)).attach();
+            let context = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+            let span = context.span().span_context().clone();
+            assert_eq!((span.trace_id(), span.is_sampled()), (TraceId::from(7u128), flags.is_sampled()));
+            end(Some(context));
+            provider.force_flush().unwrap();
+            assert_eq!(exported.0.lock().unwrap().len(), exported_spans);
+        }
+        let spans = exported.0.lock().unwrap();
+        assert_eq!(spans[0].parent_span_id, SpanId::from(9u64));
+        assert_eq!(spans[0].name, "tools/call echo");
+    }
 }

@@ -5,11 +5,10 @@
 //! then, and without the feature, nothing is recorded and nothing costs anything.
 //!
 //! A request's duration is recorded into a histogram bound once to its attribute set (method,
-//! tool or prompt, outcome, version, transport): the common case costs a lookup in a small map
-//! rather than building, sorting and hashing attributes for every request, and none when the
-//! thread recorded the same set last.
-
-use std::time::Duration;
+//! tool or prompt, outcome, version, transport). When a request starts, its [`Series`] is
+//! resolved, with the histogram it records into when it completes: finishing it builds, sorts
+//! and hashes no attributes, and when the thread resolved the same series last, starting it
+//! does not either.
 
 use super::{Ending, Transport};
 use crate::request_state::Refusal;
@@ -80,17 +79,15 @@ impl StateRejection {
     }
 }
 
-/// One finished request, for the duration metric.
-#[cfg_attr(not(feature = "otel"), allow(dead_code))] // recorded only with OpenTelemetry
-pub(crate) struct Operation<'a> {
-    pub(crate) duration: Duration,
-    pub(crate) method: Method,
-    /// The tool (`true`) or prompt it ran, when that exists.
-    pub(crate) named: Option<(bool, Box<str>)>,
-    pub(crate) protocol_version: Option<&'static str>,
-    pub(crate) transport: Transport,
-    pub(crate) ending: Ending<'a>,
-}
+/// What a request's duration is recorded under, but for how it ends: resolved once, when it
+/// starts, so that finishing it records into a bound histogram without building, copying or
+/// comparing its attributes.
+#[cfg(feature = "otel")]
+pub(crate) type Series = std::sync::Arc<recording::Resolved>;
+
+/// Never made: without OpenTelemetry nothing is recorded.
+#[cfg(not(feature = "otel"))]
+pub(crate) type Series = std::convert::Infallible;
 
 #[cfg(feature = "otel")]
 mod recording {
@@ -101,7 +98,7 @@ mod recording {
     use opentelemetry::metrics::{BoundHistogram, Counter, Histogram, UpDownCounter};
     use opentelemetry::{InstrumentationScope, KeyValue};
 
-    use super::{Ending, Method, Operation, StateRejection, Transport};
+    use super::{Ending, Method, Series, StateRejection, Transport};
 
     /// The conventions' buckets for operation durations, in seconds.
     const DURATION_BUCKETS: [f64; 14] =
@@ -214,50 +211,83 @@ mod recording {
         }
     }
 
-    pub(crate) fn operation(operation: Operation<'_>) {
+    /// A request's series: its method, the tool or prompt it names (`true`: a tool), its
+    /// protocol version and transport.
+    pub(crate) struct Resolved {
+        key: Key,
+        name: Box<str>,
+        /// The histogram of a request of this series that completes, bound when one first does:
+        /// a name a client made up is never bound, nor exported.
+        complete: OnceLock<Option<BoundHistogram<f64>>>,
+    }
+
+    impl std::fmt::Debug for Resolved {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Series").field("key", &self.key).field("name", &self.name).finish_non_exhaustive()
+        }
+    }
+
+    thread_local! {
+        /// The series this thread resolved last: a server answering the same tool again and
+        /// again finds it without the shared map, whose lock every core would contend for.
+        static LAST: RefCell<Option<Series>> = const { RefCell::new(None) };
+    }
+
+    pub(crate) fn series(
+        method: Method,
+        named: Option<(bool, &str)>,
+        protocol_version: Option<&'static str>,
+        transport: Transport,
+    ) -> Option<Series> {
+        INSTRUMENTS.get()?;
+        let key = Key { method, tool: named.map(|(tool, _)| tool), error: 0, protocol_version, transport };
+        let name = named.map_or("", |(_, name)| name);
+        let last = LAST.with_borrow(|last| {
+            last.as_ref().filter(|series| series.key == key && *series.name == *name).map(Series::clone)
+        });
+        Some(last.unwrap_or_else(|| {
+            let series = Series::new(Resolved { key, name: name.into(), complete: OnceLock::new() });
+            LAST.set(Some(series.clone()));
+            series
+        }))
+    }
+
+    /// Records that a request of `series` took `duration` and ended so; `named_exists`:
+    /// whether the tool or prompt it named is served (a made-up one is no attribute).
+    pub(crate) fn operation(series: &Series, duration: std::time::Duration, ending: Ending<'_>, named_exists: bool) {
         let Some(instruments) = INSTRUMENTS.get() else { return };
-        let error = match operation.ending {
+        let seconds = duration.as_secs_f64();
+        let error = match ending {
             Ending::Error { code, .. } => code,
             Ending::ToolError => 1,
             Ending::Cancelled => 2,
             Ending::Complete | Ending::InputRequired | Ending::Task => 0,
         };
-        let key = Key {
-            method: operation.method,
-            tool: operation.named.as_ref().map(|(tool, _)| *tool),
-            error,
-            protocol_version: operation.protocol_version,
-            transport: operation.transport,
-        };
-        let name = operation.named.as_ref().map_or("", |(_, name)| &**name);
-        let seconds = operation.duration.as_secs_f64();
-        let recorded = LAST.with_borrow(|last| match last {
-            Some((last_key, last_name, histogram)) if *last_key == key && **last_name == *name => {
-                histogram.record(seconds);
-                true
-            }
-            _ => false,
-        });
-        if recorded {
+        if error == 0
+            && (named_exists || series.key.tool.is_none())
+            && let Some(histogram) =
+                series.complete.get_or_init(|| bound_histogram(instruments, series.key, &series.name))
+        {
+            histogram.record(seconds);
             return;
         }
-        let histogram = bound_histogram(instruments, key, name);
-        match histogram {
-            Some(histogram) => {
-                histogram.record(seconds);
-                LAST.set(Some((key, name.into(), histogram)));
-            }
+        let (key, name) = series.key_of(error, named_exists);
+        match bound_histogram(instruments, key, name) {
+            Some(histogram) => histogram.record(seconds),
             None => instruments.duration.record(seconds, &key.attributes(name)),
         }
     }
 
-    /// A histogram with the attribute set it is bound to.
-    type Last = (Key, Box<str>, BoundHistogram<f64>);
+    impl Resolved {
+        /// The key and name of a request of this series that ended with `error`.
+        fn key_of(&self, error: i32, named_exists: bool) -> (Key, &str) {
+            let key = Key { error, ..self.key };
+            if named_exists { (key, &self.name) } else { (Key { tool: None, ..key }, "") }
+        }
 
-    thread_local! {
-        /// The histogram this thread recorded into last: a server answering the same tool again
-        /// and again finds it without the shared map, whose lock every core would contend for.
-        static LAST: RefCell<Option<Last>> = const { RefCell::new(None) };
+        fn named(&self, named_exists: bool) -> Option<(bool, &str)> {
+            self.key.tool.filter(|_| named_exists).map(|tool| (tool, &*self.name))
+        }
     }
 
     /// The histogram bound to `key` and `name`, binding it when there is room for one more.
@@ -280,12 +310,13 @@ mod recording {
         Some(histogram.clone())
     }
 
-    pub(crate) fn input_required(method: Method, named: Option<(bool, &str)>, transport: Transport) {
+    /// Counts a round asked of the client by a request of `series`.
+    pub(crate) fn input_required(series: &Series, named_exists: bool) {
         let Some(instruments) = INSTRUMENTS.get() else { return };
         let mut attributes = Vec::with_capacity(3);
-        attributes.push(KeyValue::new("mcp.method.name", method.0));
-        named_attributes(&mut attributes, named);
-        if let Some(transport) = transport.as_str() {
+        attributes.push(KeyValue::new("mcp.method.name", series.key.method.0));
+        named_attributes(&mut attributes, series.named(named_exists));
+        if let Some(transport) = series.key.transport.as_str() {
             attributes.push(KeyValue::new("network.transport", transport));
         }
         instruments.input_required.add(1, &attributes);
@@ -306,15 +337,23 @@ mod recording {
 
 #[cfg(not(feature = "otel"))]
 mod recording {
-    use super::{Method, Operation, StateRejection, Transport};
+    use super::{Ending, Method, Series, StateRejection, Transport};
 
     pub(crate) fn enabled() -> bool {
         false
     }
 
-    pub(crate) fn operation(_: Operation<'_>) {}
+    pub(crate) fn series(_: Method, _: Option<(bool, &str)>, _: Option<&'static str>, _: Transport) -> Option<Series> {
+        None
+    }
 
-    pub(crate) fn input_required(_: Method, _: Option<(bool, &str)>, _: Transport) {}
+    pub(crate) fn operation(series: &Series, _: std::time::Duration, _: Ending<'_>, _: bool) {
+        match *series {}
+    }
+
+    pub(crate) fn input_required(series: &Series, _: bool) {
+        match *series {}
+    }
 
     pub(crate) fn state_rejected(_: StateRejection) {}
 
@@ -323,7 +362,7 @@ mod recording {
 
 #[cfg(feature = "otel")]
 pub(crate) use recording::enable;
-pub(crate) use recording::{enabled, input_required, operation};
+pub(crate) use recording::{enabled, input_required, operation, series};
 
 /// Counts a refused `requestState`, and says so at debug level (never the state itself).
 pub(crate) fn state_rejected(reason: StateRejection) {

@@ -15,6 +15,8 @@
 
 #[cfg(feature = "otel")]
 mod direct;
+#[cfg(feature = "otel")]
+pub(crate) use direct::Ids;
 mod metrics;
 mod nested;
 mod spans;
@@ -47,10 +49,13 @@ pub fn enable() {
 }
 
 /// [`enable`], the framework's spans made by `provider` (installed as the global provider too)
-/// without going through the global one.
+/// without going through the global one. The provider was built with `sampler` and [`Ids`].
 #[cfg(feature = "otel")]
-pub(crate) fn enable_with(provider: &opentelemetry_sdk::trace::SdkTracerProvider) {
-    direct::enable_with(provider);
+pub(crate) fn enable_with(
+    provider: &opentelemetry_sdk::trace::SdkTracerProvider,
+    sampler: Box<dyn opentelemetry_sdk::trace::ShouldSample>,
+) {
+    direct::enable_with(provider, sampler);
     metrics::enable();
 }
 
@@ -216,9 +221,8 @@ pub(crate) struct Observed {
     pub(crate) trace: Trace,
     started: Instant,
     method: metrics::Method,
-    named: Option<(bool, Box<str>)>,
-    protocol_version: Option<&'static str>,
-    transport: Transport,
+    /// Its series of the duration metric, when metrics are recorded.
+    series: Option<metrics::Series>,
     finished: bool,
 }
 
@@ -244,10 +248,11 @@ impl Observed {
             direct::adopt_parent(&span, info.caller());
         }
         let named = match info.target {
-            Target::Tool(name) => Some((true, name.into())),
-            Target::Prompt(name) => Some((false, name.into())),
+            Target::Tool(name) => Some((true, name)),
+            Target::Prompt(name) => Some((false, name)),
             Target::None | Target::Resource(_) => None,
         };
+        let protocol_version = info.protocol_version.and_then(crate::version::known);
         Some(Box::new(Observed {
             trace: Trace {
                 span,
@@ -256,10 +261,7 @@ impl Observed {
             },
             started: Instant::now(),
             method,
-            // Metrics need the name only when they are recorded; the span has it already.
-            named: named.filter(|_| metrics::enabled()),
-            protocol_version: info.protocol_version.and_then(crate::version::known),
-            transport: info.transport,
+            series: metrics::series(method, named, protocol_version, info.transport),
             finished: false,
         }))
     }
@@ -304,25 +306,20 @@ impl Observed {
         }
         #[cfg(feature = "otel")]
         direct::end(self.trace.otel.take());
-        let named = self.named.take().filter(|_| named_exists);
-        if matches!(ending, Ending::InputRequired) {
-            metrics::input_required(self.method, named.as_ref().map(|(tool, name)| (*tool, &**name)), self.transport);
+        if let Some(series) = &self.series {
+            if matches!(ending, Ending::InputRequired) {
+                metrics::input_required(series, named_exists);
+            }
+            metrics::operation(series, self.started.elapsed(), ending, named_exists);
         }
-        metrics::operation(metrics::Operation {
-            duration: self.started.elapsed(),
-            method: self.method,
-            named,
-            protocol_version: self.protocol_version,
-            transport: self.transport,
-            ending,
-        });
     }
 
     /// Counts one more round asked of the client within this request (a legacy session plays
     /// rounds out inside one request).
     pub(crate) fn round_asked(&self) {
-        let named = self.named.as_ref().map(|(tool, name)| (*tool, &**name));
-        metrics::input_required(self.method, named, self.transport);
+        if let Some(series) = &self.series {
+            metrics::input_required(series, true);
+        }
     }
 
     /// `future`, run inside the request's spans.
