@@ -82,6 +82,11 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
 /// prescribes (-32700 for bytes that are not JSON, -32600 for JSON that is not a request,
 /// including batches, which MCP does not support).
 pub fn decode(bytes: &[u8]) -> Incoming {
+    // JSON text is UTF-8 throughout: the members skipped unread (an unknown one, say) are
+    // checked too, once, and the parser then need not check each string it reads.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Incoming::Invalid { id: None, error: Error::parse_error() };
+    };
     // A derived struct also reads a JSON array, member by member: `["2.0", 1, "tools/call"]`
     // must not be taken for a request.
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -94,9 +99,9 @@ pub fn decode(bytes: &[u8]) -> Incoming {
         }
         _ => return Incoming::Invalid { id: None, error: not_an_object(bytes) },
     }
-    let envelope: Envelope<'_> = match serde_json::from_slice(bytes) {
+    let envelope: Envelope<'_> = match serde_json::from_str(text) {
         Ok(envelope) => envelope,
-        Err(err) => return Incoming::Invalid { id: None, error: classify_decode_error(&err) },
+        Err(err) => return Incoming::Invalid { id: None, error: classify_decode_error(&err, bytes) },
     };
 
     let id = match envelope.id {
@@ -142,10 +147,13 @@ pub fn decode(bytes: &[u8]) -> Incoming {
     }
 }
 
-fn classify_decode_error(err: &serde_json::Error) -> Error {
+fn classify_decode_error(err: &serde_json::Error, bytes: &[u8]) -> Error {
     use serde_json::error::Category;
     match err.classify() {
         Category::Syntax | Category::Eof | Category::Io => Error::parse_error(),
+        // A repeated member stops the reading before a syntax error further on would: what is
+        // not JSON at all is a parse error whichever problem comes first.
+        Category::Data if serde_json::from_slice::<IgnoredAny>(bytes).is_err() => Error::parse_error(),
         // An object whose members repeat (serde reports a duplicate field), or one whose
         // members have the wrong types.
         Category::Data => Error::invalid_request("The message is not a valid JSON-RPC request object"),
@@ -319,6 +327,25 @@ mod tests {
             let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!("{raw}") };
             assert_eq!(serde_json::to_string(&req.id).unwrap(), raw);
         }
+    }
+
+    /// Found by fuzzing: invalid UTF-8 in a member the envelope does not read used to pass.
+    #[test]
+    fn invalid_utf8_anywhere_is_a_parse_error() {
+        let mut message = br#"{"jsonrpc":"2.0","id":1,"method":"ping","unknown":{"k":"#.to_vec();
+        message.extend_from_slice(b"\"\xa1\xff\"}}");
+        assert!(
+            matches!(decode(&message), Incoming::Invalid { id: None, error } if error.code() == ErrorCode::ParseError)
+        );
+    }
+
+    /// Found by fuzzing: a repeated `id` used to make broken JSON -32600.
+    #[test]
+    fn broken_json_is_a_parse_error_even_when_a_member_repeats_before_the_break() {
+        let broken = r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"pi{"x"}"#;
+        assert_eq!(invalid(broken).1.code(), ErrorCode::ParseError);
+        let repeated = r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#;
+        assert_eq!(invalid(repeated).1.code(), ErrorCode::InvalidRequest);
     }
 
     #[test]

@@ -114,19 +114,27 @@ impl UriTemplate {
             }
             Part::Var { reserved, .. } => {
                 let allowed = if *reserved { reserved_char } else { simple_char };
-                let longest = uri.bytes().position(|b| !allowed(b)).unwrap_or(uri.len());
-                // Longest first, backing off until the rest of the template matches.
+                // A value longer than this, even fully percent-encoded, is refused when decoded:
+                // a hostile URI of megabytes is not scanned end by end.
+                let longest = uri.bytes().take(3 * MAX_VALUE_BYTES + 1).position(|b| !allowed(b));
+                let longest = longest.unwrap_or(uri.len().min(3 * MAX_VALUE_BYTES + 1));
+                // Longest first, backing off until the rest of the template matches; a value is
+                // decoded only for an end the rest matches from, so each end tried costs the
+                // rest's literal, not a copy of the value.
                 for end in (1..=longest).rev() {
                     let raw = &uri[..end];
                     if !raw_is_whole(raw) {
                         continue;
                     }
-                    let Some(value) = decode_value(raw, *reserved) else { continue };
-                    values.push(value);
-                    if self.match_from(part + 1, &uri[end..], values) {
+                    let slot = values.len();
+                    values.push(String::new());
+                    if self.match_from(part + 1, &uri[end..], values)
+                        && let Some(value) = decode_value(raw, *reserved)
+                    {
+                        values[slot] = value;
                         return true;
                     }
-                    values.pop();
+                    values.truncate(slot);
                 }
                 false
             }

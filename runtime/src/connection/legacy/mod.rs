@@ -371,8 +371,9 @@ impl Session {
             if let Some(observed) = observed {
                 observed.round_asked();
             }
-            let responses =
-                self.ask_client(asked.input_requests.iter().flatten(), notifier.as_ref(), &cancellation).await?;
+            let responses = self
+                .ask_client(asked.input_requests.iter().flatten(), notifier.as_ref(), &cancellation, &shutdown)
+                .await?;
             answers = Some((responses, asked.request_state.clone()));
         }
         Err(Error::new(
@@ -388,6 +389,7 @@ impl Session {
         requests: impl Iterator<Item = (&String, &InputRequest)>,
         notifier: Option<&Notifier>,
         cancellation: &CancellationToken,
+        shutdown: &CancellationToken,
     ) -> Result<JsonObject, Error> {
         let mut responses = JsonObject::new();
         let mut requests = requests.peekable();
@@ -416,6 +418,13 @@ impl Session {
             let answer = tokio::select! {
                 biased;
                 () = self.closed.cancelled() => return Err(Error::invalid_request("The session was closed")),
+                // Input ended (or the server is stopping): no answer can come any more, and the
+                // request must not hold the shutdown up.
+                () = shutdown.cancelled() => {
+                    return Err(Error::invalid_request(format!(
+                        "The client's input ended before it answered {method}"
+                    )));
+                }
                 answer = self.peer.request(notifier, method, &params, cancellation) => answer?,
             };
             // What the client answered goes back as it is; the round checks it.
