@@ -107,6 +107,15 @@ pub fn decode(bytes: &[u8]) -> Incoming {
     let id = match envelope.id {
         None => None,
         Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            // An integer beyond 64 bits would come back as a float the client cannot match.
+            Ok(RequestId::Number(n)) if n.is_f64() && !raw.get().contains(['.', 'e', 'E']) => {
+                return Incoming::Invalid {
+                    id: None,
+                    error: Error::invalid_request(
+                        "The request id is an integer too large to echo exactly: use one within 64 bits, or a string",
+                    ),
+                };
+            }
             Ok(id) => Some(id),
             Err(_) => {
                 return Incoming::Invalid {
@@ -322,10 +331,32 @@ mod tests {
 
     #[test]
     fn ids_are_echoed_exactly() {
+        // Found by fuzzing: 1.5e303 came back as 1.5000000000000005e303 before floats were read
+        // correctly rounded.
         for raw in ["1", "-3", "18446744073709551615", "1.5", "\"abc\"", "\"\""] {
             let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
             let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!("{raw}") };
             assert_eq!(serde_json::to_string(&req.id).unwrap(), raw);
+        }
+        // A float comes back as the same number (its spelling may differ: `1.5e+303`).
+        for raw in ["1.5e303", "2.2250738585072014e-308", "0.30000000000000004"] {
+            let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
+            let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!("{raw}") };
+            let echoed: f64 = serde_json::to_string(&req.id).unwrap().parse().unwrap();
+            assert_eq!(echoed.to_bits(), raw.parse::<f64>().unwrap().to_bits(), "{raw}");
+        }
+    }
+
+    /// An id is echoed exactly or refused: never turned into another number.
+    #[test]
+    fn an_integer_id_beyond_64_bits_is_refused_rather_than_echoed_as_a_float() {
+        for raw in ["123456789012345678901234567890", "-9223372036854775809", "18446744073709551616"] {
+            let (id, error) = invalid(&format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#));
+            assert_eq!((id, error.code()), (None, ErrorCode::InvalidRequest), "{raw}");
+        }
+        for raw in ["18446744073709551615", "-9223372036854775808", "1.5", "1e3"] {
+            let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#);
+            assert!(matches!(decode(msg.as_bytes()), Incoming::Request(_)), "{raw}");
         }
     }
 

@@ -48,6 +48,11 @@ impl StdioProcess {
         StdioProcess { child, stdin, lines }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Waits up to `wait` for the process to exit by itself.
     pub fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
         self.child.wait_timeout(wait).expect("wait for the server")

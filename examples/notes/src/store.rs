@@ -168,21 +168,33 @@ pub fn create(workspace: &Workspace, title: &str, body: &str) -> Result<Note, No
     let text = compose(title, body)?;
     check_root(workspace)?;
     let base = slug(title);
-    for n in 1..1000 {
-        let id = if n == 1 { base.clone() } else { format!("{base}-{n}") };
-        let path = note_path(workspace, &id)?;
-        // Exclusive creation fails on anything already there, a symlink included.
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                file.write_all(text.as_bytes())?;
-                file.sync_all()?;
-                return Ok(Note { id, title: title_of(&text, &base) });
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e.into()),
-        }
+    // Written whole under a hidden name first, then linked in: a process killed at any moment
+    // leaves the note whole or absent, never empty or cut short.
+    let temp = temporary(workspace, &base);
+    let written = (|| {
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(e.into());
     }
-    Err(NoteError::Invalid("too many notes share that title".into()))
+    let result = (|| {
+        for n in 1..1000 {
+            let id = if n == 1 { base.clone() } else { format!("{base}-{n}") };
+            let path = note_path(workspace, &id)?;
+            // A link never replaces anything already there, a symlink included.
+            match fs::hard_link(&temp, &path) {
+                Ok(()) => return Ok(Note { id, title: title_of(&text, &base) }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(NoteError::Invalid("too many notes share that title".into()))
+    })();
+    let _ = fs::remove_file(&temp);
+    result
 }
 
 fn temporary(workspace: &Workspace, id: &str) -> PathBuf {

@@ -225,7 +225,12 @@ impl IdSniffer {
     /// The id, if one was seen.
     pub fn finish(mut self) -> Option<RequestId> {
         if let Capture::Num { raw } = std::mem::take(&mut self.capture) {
-            self.found = serde_json::from_slice(&raw).ok();
+            // An integer beyond 64 bits is no id (decoding refuses it too): as a float it would
+            // not be the client's.
+            let integer = !raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+            self.found = serde_json::from_slice(&raw)
+                .ok()
+                .filter(|id| !(integer && matches!(id, RequestId::Number(n) if n.is_f64())));
         }
         self.found
     }
