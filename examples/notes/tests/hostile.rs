@@ -173,6 +173,15 @@ fn over_stdio_every_hostile_message_gets_its_exact_error_and_the_server_keeps_an
     assert!(peak < 128, "a 20 MB line is dropped as it is read, not held: peak {peak} MiB");
 }
 
+/// The head of a POST to `/mcp` with a body of `length` bytes, `headers` and `extra` lines.
+fn head(address: &str, length: usize, headers: &[(&str, String)], extra: &str) -> String {
+    let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {length}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head + extra + "\r\n"
+}
+
 /// Sends `body` to `/mcp` as a client would (headers from the message when it is JSON), from a
 /// thread of its own so that a server refusing it early is still heard, and reads the answer.
 fn post_raw(address: &str, token: &str, body: &[u8]) -> HttpResponse {
@@ -191,11 +200,7 @@ fn post_raw(address: &str, token: &str, body: &[u8]) -> HttpResponse {
     headers.retain(|(name, _)| *name != "Mcp-Name" || message["method"] != "resources/read" || body.len() < 8192);
     let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(BOUND * 3)).unwrap();
-    let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
-    for (name, value) in &headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("Connection: close\r\n\r\n");
+    let head = head(address, body.len(), &headers, "Connection: close\r\n");
     let mut writer = stream.try_clone().unwrap();
     let body = body.to_vec();
     let sending = std::thread::spawn(move || {
@@ -269,12 +274,7 @@ impl Slow {
     fn open(address: &str, token: &str, message: &Value) -> Slow {
         let body = message.to_string().into_bytes();
         let mut stream = TcpStream::connect(address).unwrap();
-        let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
-        for (name, value) in mcp_headers(message, Some(token)) {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(head(address, body.len(), &mcp_headers(message, Some(token)), "").as_bytes()).unwrap();
         Slow { stream, body, sent: 0 }
     }
 
