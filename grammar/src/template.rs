@@ -69,12 +69,29 @@ pub fn parse(template: &str) -> Result<Vec<Part>, String> {
                 if literal.contains('}') {
                     return Err("a `}` has no matching `{`".to_owned());
                 }
+                check_literal(literal)?;
                 parts.push(Part::Literal(literal.to_owned()));
                 rest = &rest[end..];
             }
         }
     }
     Ok(parts)
+}
+
+/// A literal is URI text: a `%` starts a percent-escape, and spaces and control characters are
+/// written escaped. (A literal ending in half an escape would match text no expansion writes.)
+fn check_literal(literal: &str) -> Result<(), String> {
+    let bytes = literal.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'%' && !(bytes.len() > i + 2 && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit())
+        {
+            return Err(format!("`{literal}`: a `%` must start a percent-escape like `%20`"));
+        }
+        if b.is_ascii_control() || *b == b' ' {
+            return Err(format!("`{literal}`: write a space or a control character percent-escaped, like `%20`"));
+        }
+    }
+    Ok(())
 }
 
 /// The variable names of `template`, in order.
@@ -103,6 +120,11 @@ mod tests {
             ("notes://{}", "not a variable name"),
             ("notes://{a}/{a}", "appears twice"),
             ("notes://{a}{b}", "literal between them"),
+            // Found by fuzzing: half an escape in a literal matched what no expansion writes.
+            ("notes://x%2{a}", "percent-escape"),
+            ("notes://x%zz/{a}", "percent-escape"),
+            ("notes://a b/{a}", "percent-escaped"),
+            ("notes://a\u{1}b/{a}", "percent-escaped"),
         ];
         for (template, expected) in cases {
             let error = parse(template).unwrap_err();
