@@ -331,14 +331,14 @@ mod tests {
 
     #[test]
     fn ids_are_echoed_exactly() {
-        // Found by fuzzing: 1.5e303 came back as 1.5000000000000005e303 before floats were read
-        // correctly rounded.
         for raw in ["1", "-3", "18446744073709551615", "1.5", "\"abc\"", "\"\""] {
             let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
             let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!("{raw}") };
             assert_eq!(serde_json::to_string(&req.id).unwrap(), raw);
         }
-        // A float comes back as the same number (its spelling may differ: `1.5e+303`).
+        // A float comes back as the same number (its spelling may differ: `1.5e+303`). Found by
+        // fuzzing: 1.5e303 came back as 1.5000000000000005e303 before floats were read correctly
+        // rounded.
         for raw in ["1.5e303", "2.2250738585072014e-308", "0.30000000000000004"] {
             let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
             let Incoming::Request(req) = decode(msg.as_bytes()) else { panic!("{raw}") };
