@@ -123,7 +123,7 @@ fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -
         FrameworkTracer::Sdk { tracer, sampler } => {
             let parent_span = parent.span().span_context().clone();
             let root = !parent_span.is_valid();
-            let trace_id = if root { Ids::default().new_trace_id() } else { parent_span.trace_id() };
+            let trace_id = if root { RandomIdGenerator::default().new_trace_id() } else { parent_span.trace_id() };
             if !parent.is_telemetry_suppressed() {
                 let result = sampler.should_sample(Some(&parent), trace_id, &name, &SpanKind::Server, &[], &[]);
                 if result.decision == SamplingDecision::Drop {
