@@ -20,6 +20,8 @@ pub const CONNECTIONS: [usize; 3] = [1, 16, 64];
 pub struct Level {
     pub connections: usize,
     pub rps: f64,
+    /// Each run's requests per second, in the order they were taken (for [`crate::paired`]).
+    pub runs: Vec<f64>,
     pub p50: Duration,
     pub p99: Duration,
 }
@@ -122,7 +124,8 @@ async fn level(address: &str, connections: usize, duration: Duration, subject: &
     let elapsed = started.elapsed();
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    Level { connections, rps: latencies.len() as f64 / elapsed.as_secs_f64(), p50: at(0.50), p99: at(0.99) }
+    let rps = latencies.len() as f64 / elapsed.as_secs_f64();
+    Level { connections, rps, runs: Vec::new(), p50: at(0.50), p99: at(0.99) }
 }
 
 /// Measures every subject over HTTP; each level is the run of median throughput among `runs`,
@@ -143,8 +146,8 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
             settle,
             |i| runtime.block_on(level(&servers[i].address, connections, duration, subjects[i].name)),
         );
-        for (levels, level) in levels.iter_mut().zip(measured) {
-            levels.push(level);
+        for (levels, (level, runs)) in levels.iter_mut().zip(measured) {
+            levels.push(Level { runs, ..level });
         }
     }
     subjects

@@ -104,9 +104,10 @@ pub const OTEL_SAMPLED: &str = "mcp-rounds + OTLP 1%";
 pub const BASELINE: &str = "mcp-rounds baseline";
 
 /// Measures each of `count` subjects `runs` times and keeps, for each, the run `by` puts in the
-/// middle. The subjects take turns, each run starting one further along, so that the machine
-/// drifting during the run, or the advantage of going first, falls on all of them alike: their
-/// ratios are what the report is for.
+/// middle, with every run's `by` in the order they were taken. The subjects take turns, each
+/// run starting one further along, so that the machine drifting during the run, or the
+/// advantage of going first, falls on all of them alike: their ratios are what the report is
+/// for, and [`paired`] reads them run by run.
 /// `settle` runs after each turn, so that what a server still does after its turn (exporting
 /// the telemetry it queued) is not counted against the next one.
 pub fn interleaved<T>(
@@ -115,7 +116,7 @@ pub fn interleaved<T>(
     by: impl Fn(&T) -> f64,
     settle: &dyn Fn(),
     mut measure: impl FnMut(usize) -> T,
-) -> Vec<T> {
+) -> Vec<(T, Vec<f64>)> {
     let mut tries: Vec<Vec<T>> = (0..count).map(|_| Vec::with_capacity(runs)).collect();
     for run in 0..runs {
         for turn in 0..count {
@@ -127,10 +128,24 @@ pub fn interleaved<T>(
     tries
         .into_iter()
         .map(|mut runs| {
+            let each = runs.iter().map(&by).collect();
             runs.sort_by(|a, b| by(a).total_cmp(&by(b)));
-            runs.swap_remove(runs.len() / 2)
+            (runs.swap_remove(runs.len() / 2), each)
         })
         .collect()
+}
+
+/// The median, over the runs, of `a`'s figure divided by `b`'s in the same run: two subjects
+/// measured within moments of each other share whatever the machine was doing then, which
+/// the ratio of two medians (each taken at another moment) does not.
+pub fn paired(a: &[f64], b: &[f64]) -> f64 {
+    let mut ratios: Vec<f64> = a.iter().zip(b).filter(|(_, b)| **b > 0.0).map(|(a, b)| a / b).collect();
+    if ratios.is_empty() {
+        return f64::NAN;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let middle = ratios.len() / 2;
+    if ratios.len() % 2 == 1 { ratios[middle] } else { (ratios[middle - 1] + ratios[middle]) / 2.0 }
 }
 
 fn main() {

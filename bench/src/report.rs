@@ -51,8 +51,10 @@ fn machine() -> String {
     )
 }
 
-fn ratio(a: f64, b: f64) -> String {
-    if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() }
+/// `a` ÷ `b`, run by run ([`crate::paired`]).
+fn ratio(a: &[f64], b: &[f64]) -> String {
+    let paired = crate::paired(a, b);
+    if paired.is_finite() && paired > 0.0 { format!("{paired:.2}×") } else { "–".into() }
 }
 
 fn ms(d: Duration) -> String {
@@ -90,8 +92,9 @@ impl Report {
              a fixed answer (stdio), and a bare axum handler returning a fixed body (HTTP). Every server \
              speaks protocol 2026-07-28 without a handshake; every answer is checked. Each figure is the \
              median of {} runs of {} s after a warm-up, the servers taking turns (each run starts with the \
-             next one), so that the machine drifting affects them alike; higher is better except for latency and memory. The \
-             load generator runs on the same machine as the server.\n",
+             next one), so that the machine drifting affects them alike; a ratio is the median of the \
+             ratios within each run. Higher is better except for latency and memory. The load generator \
+             runs on the same machine as the server.\n",
             self.runs, self.seconds
         );
         let _ = writeln!(out, "Produced by `bench/run` (see `bench/README.md`) on:\n\n{}", machine());
@@ -115,9 +118,9 @@ impl Report {
                     let _ = writeln!(
                         out,
                         "| mcp-rounds ÷ {peer} | {} | {} | {} |",
-                        ratio(ours.sequential, p.sequential),
-                        ratio(ours.pipelined, p.pipelined),
-                        ratio(ours.rounds.unwrap_or(0.0), p.rounds.unwrap_or(0.0))
+                        ratio(&ours.runs.sequential, &p.runs.sequential),
+                        ratio(&ours.runs.pipelined, &p.runs.pipelined),
+                        ratio(&ours.runs.rounds, &p.runs.rounds)
                     );
                 }
             }
@@ -125,8 +128,8 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "| ceiling ÷ mcp-rounds | {} | {} | – |",
-                    ratio(c.sequential, ours.sequential),
-                    ratio(c.pipelined, ours.pipelined)
+                    ratio(&c.runs.sequential, &ours.runs.sequential),
+                    ratio(&c.runs.pipelined, &ours.runs.pipelined)
                 );
             }
         }
@@ -167,7 +170,7 @@ impl Report {
                     let _ = writeln!(
                         out,
                         "{}",
-                        row(format!("mcp-rounds ÷ {peer}"), &|i| ratio(ours.levels[i].rps, p.levels[i].rps))
+                        row(format!("mcp-rounds ÷ {peer}"), &|i| ratio(&ours.levels[i].runs, &p.levels[i].runs))
                     );
                 }
             }
@@ -175,7 +178,7 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "{}",
-                    row("ceiling ÷ mcp-rounds".into(), &|i| ratio(c.levels[i].rps, ours.levels[i].rps))
+                    row("ceiling ÷ mcp-rounds".into(), &|i| ratio(&c.levels[i].runs, &ours.levels[i].runs))
                 );
             }
         }
@@ -202,12 +205,16 @@ impl Report {
             let _ =
                 writeln!(out, "| echo row | mcp-rounds | + OTLP, 1% sampled | ratio | + OTLP, all sampled | ratio |");
             let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
-            for (label, plain, sampled, all) in rows {
+            for row in rows {
                 let _ = writeln!(
                     out,
-                    "| {label} | {plain:.0} | {sampled:.0} | {} | {all:.0} | {} |",
-                    ratio(sampled, plain),
-                    ratio(all, plain)
+                    "| {} | {:.0} | {:.0} | {} | {:.0} | {} |",
+                    row.label,
+                    row.plain.0,
+                    row.sampled.0,
+                    ratio(row.sampled.1, row.plain.1),
+                    row.all.0,
+                    ratio(row.all.1, row.plain.1)
                 );
             }
         }
@@ -235,17 +242,32 @@ impl Report {
     }
 
     /// The echo rows without OTLP export, with 1% sampled and with every request sampled.
-    fn telemetry_rows(&self) -> Option<Vec<(String, f64, f64, f64)>> {
+    fn telemetry_rows(&self) -> Option<Vec<TelemetryRow<'_>>> {
         let mut rows = Vec::new();
         let stdio = (self.stdio_of("mcp-rounds"), self.stdio_of(crate::OTEL_SAMPLED), self.stdio_of(crate::OTEL));
         if let (Some(plain), Some(sampled), Some(all)) = stdio {
-            rows.push(("stdio, one at a time".to_owned(), plain.sequential, sampled.sequential, all.sequential));
-            rows.push((format!("stdio, {WINDOW} in flight"), plain.pipelined, sampled.pipelined, all.pipelined));
+            rows.push(TelemetryRow {
+                label: "stdio, one at a time".to_owned(),
+                plain: (plain.sequential, &plain.runs.sequential),
+                sampled: (sampled.sequential, &sampled.runs.sequential),
+                all: (all.sequential, &all.runs.sequential),
+            });
+            rows.push(TelemetryRow {
+                label: format!("stdio, {WINDOW} in flight"),
+                plain: (plain.pipelined, &plain.runs.pipelined),
+                sampled: (sampled.pipelined, &sampled.runs.pipelined),
+                all: (all.pipelined, &all.runs.pipelined),
+            });
         }
         let http = (self.http_of("mcp-rounds"), self.http_of(crate::OTEL_SAMPLED), self.http_of(crate::OTEL));
         if let (Some(plain), Some(sampled), Some(all)) = http {
             for ((a, b), c) in plain.levels.iter().zip(&sampled.levels).zip(&all.levels) {
-                rows.push((format!("HTTP, {} connections", a.connections), a.rps, b.rps, c.rps));
+                rows.push(TelemetryRow {
+                    label: format!("HTTP, {} connections", a.connections),
+                    plain: (a.rps, &a.runs),
+                    sampled: (b.rps, &b.runs),
+                    all: (c.rps, &c.runs),
+                });
             }
         }
         (!rows.is_empty()).then_some(rows)
@@ -266,15 +288,17 @@ impl Report {
             lines.push(format!("ahead of rmcp on every HTTP row: {}", verdict(ok)));
         }
         if let (Some(ours), Some(c)) = (self.stdio_of("mcp-rounds"), self.stdio_of("ceiling")) {
-            let worst = (c.sequential / ours.sequential).max(c.pipelined / ours.pipelined);
+            let worst = crate::paired(&c.runs.sequential, &ours.runs.sequential)
+                .max(crate::paired(&c.runs.pipelined, &ours.runs.pipelined));
             lines.push(format!("within 1.3× of the stdio ceiling (worst {worst:.2}×): {}", verdict(worst <= 1.3)));
         }
         if let (Some(ours), Some(c)) = (self.http_of("mcp-rounds"), self.http_of("ceiling")) {
-            let worst = ours.levels.iter().zip(&c.levels).map(|(a, b)| b.rps / a.rps).fold(0.0, f64::max);
+            let worst =
+                ours.levels.iter().zip(&c.levels).map(|(a, b)| crate::paired(&b.runs, &a.runs)).fold(0.0, f64::max);
             lines.push(format!("within 1.3× of the HTTP ceiling (worst {worst:.2}×): {}", verdict(worst <= 1.3)));
         }
         if let Some(rows) = self.telemetry_rows() {
-            let worst = rows.iter().map(|(_, plain, sampled, _)| 1.0 - sampled / plain).fold(f64::MIN, f64::max);
+            let worst = rows.iter().map(|row| 1.0 - crate::paired(row.sampled.1, row.plain.1)).fold(f64::MIN, f64::max);
             lines.push(format!(
                 "OTLP export (1% of traces sampled, every request in the metrics) costs the echo rows at most 5% \
                  (worst {:.1}%): {}",
@@ -295,4 +319,12 @@ impl Report {
         }
         lines
     }
+}
+
+/// One echo row of the telemetry table: each server's median and runs.
+struct TelemetryRow<'a> {
+    label: String,
+    plain: (f64, &'a [f64]),
+    sampled: (f64, &'a [f64]),
+    all: (f64, &'a [f64]),
 }

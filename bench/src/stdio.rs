@@ -19,6 +19,15 @@ pub struct StdioResult {
     pub pipelined: f64,
     /// Complete two-round exchanges per second, one at a time.
     pub rounds: Option<f64>,
+    /// Each run's figures, in the order they were taken (for [`crate::paired`]).
+    pub runs: StdioRuns,
+}
+
+/// Every run's figures of one server over stdio.
+pub struct StdioRuns {
+    pub sequential: Vec<f64>,
+    pub pipelined: Vec<f64>,
+    pub rounds: Vec<f64>,
 }
 
 /// Calls in flight when pipelining.
@@ -187,11 +196,14 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
     subjects
         .iter()
         .zip(one_at_a_time.into_iter().zip(in_flight).zip(two_rounds))
-        .map(|(subject, ((sequential, pipelined), rounds))| StdioResult {
-            name: subject.name,
-            sequential,
-            pipelined,
-            rounds,
+        .map(|(subject, (((sequential, sequential_runs), (pipelined, pipelined_runs)), (rounds, rounds_runs)))| {
+            StdioResult {
+                name: subject.name,
+                sequential,
+                pipelined,
+                rounds,
+                runs: StdioRuns { sequential: sequential_runs, pipelined: pipelined_runs, rounds: rounds_runs },
+            }
         })
         .collect()
 }

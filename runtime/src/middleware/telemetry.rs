@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use crate::dispatch::{BoxError, McpRequest, McpResponse, Reply};
 use crate::future::BoxFuture;
-use crate::telemetry::{Ending, Observed, RequestInfo, Target};
+use crate::telemetry::{Ending, Observed, RequestInfo, Scope, Target};
 
 /// Opens the server span of each request, by the OpenTelemetry semantic conventions for MCP,
 /// runs the request inside it, records how it ended and its duration.
@@ -65,11 +65,11 @@ where
     }
 
     fn call(&mut self, mut request: McpRequest) -> Self::Future {
-        let Some(observed) = observe(&mut request) else {
+        let Some(mut observed) = observe(&mut request) else {
             let answering = self.inner.call(request);
             return Box::pin(async move { answering.await.map_err(Into::into) });
         };
-        let answering = observed.wrap(self.inner.call(request));
+        let answering = Scope::of(Some(&mut observed)).wrap(self.inner.call(request));
         Box::pin(async move {
             let answered = answering.await.map_err(Into::into);
             match &answered {
@@ -85,7 +85,7 @@ where
 }
 
 /// Opens the server span of `request` (which then carries it), unless nobody observes it.
-pub(crate) fn observe(request: &mut McpRequest) -> Option<Box<Observed>> {
+pub(crate) fn observe(request: &mut McpRequest) -> Option<Observed> {
     let meta = request.meta();
     let info = RequestInfo {
         method: &request.method,
@@ -103,7 +103,7 @@ pub(crate) fn observe(request: &mut McpRequest) -> Option<Box<Observed>> {
 }
 
 /// Records how a request observed by `observed` was answered.
-pub(crate) fn finish(observed: Box<Observed>, reply: &Reply) {
+pub(crate) fn finish(observed: Observed, reply: &Reply) {
     let (ending, named_exists) = ending(reply);
     observed.finish(ending, named_exists);
 }

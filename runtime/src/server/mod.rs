@@ -20,7 +20,7 @@ use crate::jsonrpc::Request;
 use crate::middleware::telemetry;
 use crate::model::{Implementation, ServerCapabilities};
 use crate::registry::Registry;
-use crate::telemetry::{Observed, Trace};
+use crate::telemetry::{Observed, Scope, Trace};
 
 pub(crate) struct Inner {
     pub(crate) registry: Arc<Registry>,
@@ -78,9 +78,8 @@ impl Server {
     /// Answers one request through the server's layers and dispatch. A panic anywhere on the
     /// way (a handler, a layer) answers this request with -32603 and nothing else.
     pub fn call(&self, mut request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
-        let observed = self.observe(&mut request);
-        let answering = self.answering(request);
-        let answering = Self::within(&observed, answering);
+        let mut observed = self.observe(&mut request);
+        let answering = Scope::of(observed.as_mut()).wrap(self.answering(request));
         async move {
             let response = answering.await;
             if let Some(observed) = observed {
@@ -98,9 +97,9 @@ impl Server {
 
     /// Answers one request and encodes the answer for a client of `era`.
     pub(crate) fn serve(&self, mut request: McpRequest, era: Era) -> impl Future<Output = Encoded> + Send + 'static {
-        let observed = self.observe(&mut request);
+        let mut observed = self.observe(&mut request);
         let inner = self.inner.clone();
-        let answering = Self::within(&observed, self.answering(request));
+        let answering = Scope::of(observed.as_mut()).wrap(self.answering(request));
         async move {
             let response = answering.await;
             if let Some(observed) = observed {
@@ -127,20 +126,8 @@ impl Server {
     }
 
     /// Opens the request's server span, when the server observes requests itself.
-    fn observe(&self, request: &mut McpRequest) -> Option<Box<Observed>> {
+    fn observe(&self, request: &mut McpRequest) -> Option<Observed> {
         if self.inner.telemetry { telemetry::observe(request) } else { None }
-    }
-
-    /// `answering`, inside the request's spans when it is observed.
-    fn within<F>(
-        observed: &Option<Box<Observed>>,
-        answering: F,
-    ) -> impl Future<Output = F::Output> + Send + 'static + use<F>
-    where
-        F: Future + Send + 'static,
-    {
-        let trace = observed.as_ref().map(|observed| observed.trace.clone()).unwrap_or_default();
-        trace.wrap(answering)
     }
 
     /// The answer to `request`, on its way. The request goes into a box at once, so that the

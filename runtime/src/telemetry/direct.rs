@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::propagation::Extractor;
 use opentelemetry::trace::{
-    Span, SpanBuilder, SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, Tracer as _,
-    TracerProvider as _,
+    Span, SpanBuilder, SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, TraceState,
+    Tracer as _, TracerProvider as _,
 };
 use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::trace::{
@@ -22,6 +22,7 @@ use opentelemetry_sdk::trace::{
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::metrics::Method;
+use super::sampling::RootRule;
 use super::spans::{JsonRpcId, SpanName};
 use super::{RequestInfo, Target, Transport};
 use crate::model::TraceContext;
@@ -30,7 +31,7 @@ use crate::model::TraceContext;
 /// provider (a span is then not boxed, nor called through a vtable, and a request the
 /// provider's sampler drops is decided without building a span at all), else the global one.
 enum FrameworkTracer {
-    Sdk { tracer: SdkTracer, sampler: Box<dyn ShouldSample> },
+    Sdk { tracer: SdkTracer, sampler: Box<dyn ShouldSample>, root: RootRule },
     Global(BoxedTracer),
 }
 
@@ -47,7 +48,11 @@ pub(super) fn enable() {
 /// [`enable`], with `provider` (also the global one) used directly; it was built with
 /// `sampler` and [`Ids`].
 pub(super) fn enable_with(provider: &SdkTracerProvider, sampler: Box<dyn ShouldSample>) {
-    TRACER.get_or_init(|| FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler });
+    TRACER.get_or_init(|| FrameworkTracer::Sdk {
+        tracer: provider.tracer_with_scope(scope()),
+        sampler,
+        root: RootRule::from_env(),
+    });
 }
 
 thread_local! {
@@ -120,17 +125,26 @@ fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -
     // Named by its method until the sampler kept it: a dropped request formats nothing.
     let name: Cow<'static, str> = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
     match tracer {
-        FrameworkTracer::Sdk { tracer, sampler } => {
+        FrameworkTracer::Sdk { tracer, sampler, root: rule } => {
             let parent_span = parent.span().span_context().clone();
             let root = !parent_span.is_valid();
             let trace_id = if root { RandomIdGenerator::default().new_trace_id() } else { parent_span.trace_id() };
             if !parent.is_telemetry_suppressed() {
-                let result = sampler.should_sample(Some(&parent), trace_id, &name, &SpanKind::Server, &[], &[]);
-                if result.decision == SamplingDecision::Drop {
+                // With no span at all in the parent, even a parent-based sampler decides as
+                // its root sampler does.
+                let known = if parent.has_active_span() { None } else { rule.keeps(trace_id) };
+                let dropped = match known {
+                    Some(keeps) => (!keeps).then(TraceState::default),
+                    None => {
+                        let result = sampler.should_sample(Some(&parent), trace_id, &name, &SpanKind::Server, &[], &[]);
+                        (result.decision == SamplingDecision::Drop).then_some(result.trace_state)
+                    }
+                };
+                if let Some(trace_state) = dropped {
                     // What the SDK would make of it, without a span, a builder or a tracer
                     // to clone and drop.
                     let span_id = RandomIdGenerator::default().new_span_id();
-                    let dropped = SpanContext::new(trace_id, span_id, TraceFlags::default(), false, result.trace_state);
+                    let dropped = SpanContext::new(trace_id, span_id, TraceFlags::default(), false, trace_state);
                     return parent.with_remote_span_context(dropped);
                 }
             }
@@ -228,14 +242,22 @@ pub(super) fn fail(context: Option<&Context>, message: &str) {
     }
 }
 
-/// Renames a server span whose target turned out not to exist, wherever it was sent.
-pub(super) fn rename(context: Option<&Context>, span: &tracing::Span, name: &'static str) {
-    match context {
-        Some(context) => context.span().update_name(name),
-        // A started `tracing-opentelemetry` span no longer reads its `otel.name` field.
-        None if !span.is_disabled() => span.context().span().update_name(name),
-        None => {}
+/// Renames a server span whose target turned out not to exist.
+pub(super) fn rename(context: &Context, name: &'static str) {
+    context.span().update_name(name);
+}
+
+/// [`rename`] for a server span OpenTelemetry sees only through `tracing-opentelemetry`.
+pub(super) fn rename_layered(span: &tracing::Span, name: &'static str) {
+    // A started `tracing-opentelemetry` span no longer reads its `otel.name` field.
+    if !span.is_disabled() {
+        span.context().span().update_name(name);
     }
+}
+
+/// Whether the span of `context` records (the sampler kept it).
+pub(super) fn records(context: &Context) -> bool {
+    context.span().is_recording()
 }
 
 /// Ends the span of `context` (a dropped one has nothing to end, and needs no clock read).
@@ -294,15 +316,16 @@ mod tests {
         }
     }
 
-    /// A tracer as `otel::init` makes one, sampling with `sampler`, exporting into `exported`.
-    fn tracer(sampler: Sampler, exported: &Exported) -> (FrameworkTracer, SdkTracerProvider) {
+    /// A tracer as `otel::init` makes one, sampling with `sampler`, a root by `root`, exporting
+    /// into `exported`.
+    fn tracer(sampler: Sampler, root: RootRule, exported: &Exported) -> (FrameworkTracer, SdkTracerProvider) {
         let sampler: Box<dyn ShouldSample> = Box::new(sampler);
         let provider = SdkTracerProvider::builder()
             .with_simple_exporter(exported.clone())
             .with_sampler(sampler.clone())
             .with_id_generator(Ids::default())
             .build();
-        (FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler }, provider)
+        (FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler, root }, provider)
     }
 
     fn echo(id: &RequestId) -> RequestInfo<'_> {
@@ -318,43 +341,47 @@ mod tests {
         }
     }
 
-    /// The decision made before any span is built is the one the SDK makes: a kept request is
-    /// exported under the trace id it was decided on, a dropped one is not exported.
+    /// The decision made before any span is built is the one the SDK makes, whether the
+    /// sampler is asked or its root rule known: a kept request is exported under the trace id
+    /// it was decided on, a dropped one is not exported.
     #[test]
     fn a_root_request_is_exported_exactly_when_its_own_context_says_sampled() {
-        let exported = Exported::default();
-        let (tracer, provider) = tracer(Sampler::TraceIdRatioBased(0.5), &exported);
-        let id = RequestId::number(1);
-        let mut kept = Vec::new();
-        for _ in 0..200 {
-            let context = server_of(&tracer, &echo(&id), Method::of("tools/call"));
-            let span = context.span().span_context().clone();
-            assert!(span.is_valid());
-            if span.is_sampled() {
-                kept.push((span.trace_id(), span.span_id()));
+        for root in [RootRule::Ask, RootRule::of(Some("traceidratio"), Some("0.5"))] {
+            let exported = Exported::default();
+            let (tracer, provider) = tracer(Sampler::TraceIdRatioBased(0.5), root, &exported);
+            let id = RequestId::number(1);
+            let mut kept = Vec::new();
+            for _ in 0..200 {
+                let context = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+                let span = context.span().span_context().clone();
+                assert!(span.is_valid());
+                if span.is_sampled() {
+                    kept.push((span.trace_id(), span.span_id()));
+                }
+                end(Some(context));
             }
-            end(Some(context));
+            provider.force_flush().unwrap();
+            let mut spans: Vec<_> = exported
+                .0
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|span| (span.span_context.trace_id(), span.span_context.span_id()))
+                .collect();
+            spans.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
+            kept.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
+            assert_eq!(spans, kept, "{root:?}");
+            assert!(!kept.is_empty() && kept.len() < 200, "half of 200 random trace ids kept: {}", kept.len());
+            // The thread's chosen trace id is spent: the next root span gets an id of its own.
+            assert!(CHOSEN.take().is_none());
         }
-        provider.force_flush().unwrap();
-        let mut spans: Vec<_> = exported
-            .0
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|span| (span.span_context.trace_id(), span.span_context.span_id()))
-            .collect();
-        spans.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
-        kept.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
-        assert_eq!(spans, kept);
-        assert!(!kept.is_empty() && kept.len() < 200, "half of 200 random trace ids kept: {}", kept.len());
-        // The thread's chosen trace id is spent: the next root span gets an id of its own.
-        assert!(CHOSEN.take().is_none());
     }
 
     #[test]
     fn a_request_inside_a_sampled_trace_is_kept_as_its_child_and_one_inside_a_dropped_one_is_not() {
         let exported = Exported::default();
-        let (tracer, provider) = tracer(Sampler::ParentBased(Box::new(Sampler::AlwaysOff)), &exported);
+        let (tracer, provider) =
+            tracer(Sampler::ParentBased(Box::new(Sampler::AlwaysOff)), RootRule::Below(0), &exported);
         let id = RequestId::number(1);
         let caller =
             |flags| SpanContext::new(TraceId::from(7u128), SpanId::from(9u64), flags, true, TraceState::default());

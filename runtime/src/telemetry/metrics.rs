@@ -13,42 +13,76 @@
 use super::{Ending, Transport};
 use crate::request_state::Refusal;
 
-/// A method as the metrics name it: one this server knows, or `_OTHER` (a client's made-up
-/// method must not become a new time series).
+/// The methods the metrics name; anything else is `_OTHER` (a client's made-up method must not
+/// become a new time series).
+const METHODS: [&str; 22] = [
+    "_OTHER",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "subscriptions/listen",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "initialize",
+    "ping",
+    "logging/setLevel",
+];
+
+/// A method as the metrics name it: its place in [`METHODS`], so that telling two apart is
+/// one comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Method(&'static str);
+pub(crate) struct Method(u8);
 
 impl Method {
     pub(crate) fn of(method: &str) -> Self {
-        // A match compiles to a switch on the length, then one comparison.
+        // A match compiles to a switch on the length, then one comparison; the test below
+        // keeps it in step with `METHODS`.
         Method(match method {
-            "server/discover" => "server/discover",
-            "tools/list" => "tools/list",
-            "tools/call" => "tools/call",
-            "prompts/list" => "prompts/list",
-            "prompts/get" => "prompts/get",
-            "resources/list" => "resources/list",
-            "resources/templates/list" => "resources/templates/list",
-            "resources/read" => "resources/read",
-            "resources/subscribe" => "resources/subscribe",
-            "resources/unsubscribe" => "resources/unsubscribe",
-            "completion/complete" => "completion/complete",
-            "subscriptions/listen" => "subscriptions/listen",
-            "skills/list" => "skills/list",
-            "skills/get" => "skills/get",
-            "resources/directory/read" => "resources/directory/read",
-            "tasks/get" => "tasks/get",
-            "tasks/update" => "tasks/update",
-            "tasks/cancel" => "tasks/cancel",
-            "initialize" => "initialize",
-            "ping" => "ping",
-            "logging/setLevel" => "logging/setLevel",
-            _ => "_OTHER",
+            "server/discover" => 1,
+            "tools/list" => 2,
+            "tools/call" => 3,
+            "prompts/list" => 4,
+            "prompts/get" => 5,
+            "resources/list" => 6,
+            "resources/templates/list" => 7,
+            "resources/read" => 8,
+            "resources/subscribe" => 9,
+            "resources/unsubscribe" => 10,
+            "completion/complete" => 11,
+            "subscriptions/listen" => 12,
+            "skills/list" => 13,
+            "skills/get" => 14,
+            "resources/directory/read" => 15,
+            "tasks/get" => 16,
+            "tasks/update" => 17,
+            "tasks/cancel" => 18,
+            "initialize" => 19,
+            "ping" => 20,
+            "logging/setLevel" => 21,
+            _ => 0,
         })
     }
 
     pub(crate) fn name(self) -> &'static str {
-        self.0
+        METHODS[usize::from(self.0)]
+    }
+
+    /// Whether this is `tools/call`.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))] // for the metrics' attributes
+    pub(crate) fn is_tools_call(self) -> bool {
+        self.0 == 3
     }
 }
 
@@ -109,7 +143,7 @@ mod recording {
     const BOUND_SETS: usize = 4096;
 
     /// What an operation's attributes are made of, but the tool's or prompt's name.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[derive(Clone, Copy, Debug, Eq)]
     struct Key {
         method: Method,
         /// Whether it names a tool (`true`) or a prompt, when it names one.
@@ -120,6 +154,24 @@ mod recording {
         transport: Transport,
     }
 
+    impl PartialEq for Key {
+        fn eq(&self, other: &Self) -> bool {
+            // A version is one of the framework's own strings: the same one is at the same
+            // address, so equal keys compare no text.
+            self.method == other.method
+                && self.tool == other.tool
+                && self.error == other.error
+                && self.transport == other.transport
+                && self.version() == other.version()
+        }
+    }
+
+    impl std::hash::Hash for Key {
+        fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+            (self.method, self.tool, self.error, self.transport, self.version()).hash(state);
+        }
+    }
+
     type Fast = foldhash::fast::RandomState;
 
     /// The bound histograms: by the key, then by the tool's or prompt's name (`""`: none), so
@@ -127,11 +179,15 @@ mod recording {
     type Bound = HashMap<Key, HashMap<Box<str>, BoundHistogram<f64>, Fast>, Fast>;
 
     impl Key {
+        fn version(&self) -> Option<*const u8> {
+            self.protocol_version.map(str::as_ptr)
+        }
+
         fn attributes(&self, name: &str) -> Vec<KeyValue> {
             let mut attributes = Vec::with_capacity(7);
-            attributes.push(KeyValue::new("mcp.method.name", self.method.0));
+            attributes.push(KeyValue::new("mcp.method.name", self.method.name()));
             named_attributes(&mut attributes, self.tool.map(|tool| (tool, name)));
-            if self.method.0 == "tools/call" {
+            if self.method.is_tools_call() {
                 attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
             }
             if let Some(version) = self.protocol_version {
@@ -314,7 +370,7 @@ mod recording {
     pub(crate) fn input_required(series: &Series, named_exists: bool) {
         let Some(instruments) = INSTRUMENTS.get() else { return };
         let mut attributes = Vec::with_capacity(3);
-        attributes.push(KeyValue::new("mcp.method.name", series.key.method.0));
+        attributes.push(KeyValue::new("mcp.method.name", series.key.method.name()));
         named_attributes(&mut attributes, series.named(named_exists));
         if let Some(transport) = series.key.transport.as_str() {
             attributes.push(KeyValue::new("network.transport", transport));
@@ -384,5 +440,20 @@ impl ListenStream {
 impl Drop for ListenStream {
     fn drop(&mut self) {
         recording::listen_streams(-1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{METHODS, Method};
+
+    #[test]
+    fn every_method_is_named_by_its_own_place_and_any_other_is_other() {
+        for name in METHODS.iter().skip(1) {
+            assert_eq!(Method::of(name).name(), *name);
+        }
+        assert!(Method::of("tools/call").is_tools_call());
+        assert_eq!(Method::of("tools/cal").name(), "_OTHER");
+        assert_eq!(Method::of("_OTHER"), Method::of("made/up"));
     }
 }

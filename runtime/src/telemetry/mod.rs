@@ -19,6 +19,8 @@ mod direct;
 pub(crate) use direct::Ids;
 mod metrics;
 mod nested;
+#[cfg(feature = "otel")]
+mod sampling;
 mod spans;
 
 use std::future::Future;
@@ -151,13 +153,19 @@ fn direct_enabled() -> bool {
     false
 }
 
-/// A request's spans, as what runs inside it nests in them and records on them.
+/// A request's spans, as what runs inside it records on them.
 #[derive(Clone, Debug)]
 pub(crate) struct Trace {
     pub(crate) span: tracing::Span,
-    /// The same span in OpenTelemetry, when the framework's spans go there directly.
+    /// The same span in OpenTelemetry, when the framework's spans go there directly and the
+    /// sampler kept it: a dropped request records nothing, and asks nothing of its span to
+    /// find that out.
     #[cfg(feature = "otel")]
     otel: Option<opentelemetry::Context>,
+    /// Whether the framework's spans go to OpenTelemetry directly (so that no `otel` means
+    /// dropped, not seen only through `tracing`).
+    #[cfg(feature = "otel")]
+    direct: bool,
 }
 
 impl Default for Trace {
@@ -166,6 +174,8 @@ impl Default for Trace {
             span: tracing::Span::none(),
             #[cfg(feature = "otel")]
             otel: None,
+            #[cfg(feature = "otel")]
+            direct: false,
         }
     }
 }
@@ -188,13 +198,39 @@ impl Trace {
         #[cfg(feature = "otel")]
         direct::record(self.otel.as_ref(), key, || value.into());
     }
+}
 
-    /// `future`, run inside these spans: `tracing`'s and OpenTelemetry's current while it
+/// What a request's future runs inside: the spans of the request an [`Observed`] observes,
+/// taken from it once (its OpenTelemetry context moves, rather than being copied).
+pub(crate) struct Scope {
+    span: tracing::Span,
+    #[cfg(feature = "otel")]
+    current: Option<opentelemetry::Context>,
+}
+
+impl Scope {
+    /// The scope of the request `observed` observes; none when it is not observed.
+    pub(crate) fn of(observed: Option<&mut Observed>) -> Self {
+        match observed {
+            Some(observed) => Scope {
+                span: observed.trace.span.clone(),
+                #[cfg(feature = "otel")]
+                current: observed.current.take(),
+            },
+            None => Scope {
+                span: tracing::Span::none(),
+                #[cfg(feature = "otel")]
+                current: None,
+            },
+        }
+    }
+
+    /// `future`, with the request's spans current (`tracing`'s and OpenTelemetry's) while it
     /// runs, so that what it opens nests in them.
-    pub(crate) fn wrap<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
+    pub(crate) fn wrap<F: Future>(self, future: F) -> impl Future<Output = F::Output> + use<F> {
         #[cfg(feature = "otel")]
-        let future = direct::within(self.otel.clone(), future);
-        future.instrument(self.span.clone())
+        let future = direct::within(self.current, future);
+        future.instrument(self.span)
     }
 }
 
@@ -219,6 +255,10 @@ pub(crate) enum Ending<'a> {
 #[derive(Debug)]
 pub(crate) struct Observed {
     pub(crate) trace: Trace,
+    /// The OpenTelemetry context current while the request runs (its span, kept or dropped:
+    /// spans of the handler's own follow the decision), until [`within`] takes it.
+    #[cfg(feature = "otel")]
+    current: Option<opentelemetry::Context>,
     started: Instant,
     method: metrics::Method,
     /// Its series of the duration metric, when metrics are recorded.
@@ -227,15 +267,18 @@ pub(crate) struct Observed {
 }
 
 impl Observed {
-    /// Starts observing the request `info` describes; `None` when nobody would see it. Boxed:
-    /// it rides along in the request's future, which stays small when nobody observes.
-    pub(crate) fn start(info: &RequestInfo<'_>) -> Option<Box<Self>> {
+    /// Starts observing the request `info` describes; `None` when nobody would see it. It
+    /// rides along in the request's future, which is boxed once whole: a box of its own would
+    /// cost an allocation per observed request to save a few words per unobserved one.
+    pub(crate) fn start(info: &RequestInfo<'_>) -> Option<Self> {
         let span = spans::server(info);
         let method = metrics::Method::of(info.method);
         #[cfg(feature = "otel")]
-        let otel = direct::server(info, method);
+        let current = direct::server(info, method);
         #[cfg(feature = "otel")]
-        let direct = otel.is_some();
+        let direct = current.is_some();
+        #[cfg(feature = "otel")]
+        let otel = current.as_ref().filter(|current| direct::records(current)).cloned();
         #[cfg(not(feature = "otel"))]
         let direct = false;
         if span.is_disabled() && !direct && !metrics::enabled() {
@@ -253,24 +296,27 @@ impl Observed {
             Target::None | Target::Resource(_) => None,
         };
         let protocol_version = info.protocol_version.and_then(crate::version::known);
-        Some(Box::new(Observed {
+        Some(Observed {
             trace: Trace {
                 span,
                 #[cfg(feature = "otel")]
                 otel,
+                #[cfg(feature = "otel")]
+                direct,
             },
+            #[cfg(feature = "otel")]
+            current,
             started: Instant::now(),
             method,
             series: metrics::series(method, named, protocol_version, info.transport),
             finished: false,
-        }))
+        })
     }
 
     /// Records how the request ended on its span and in the metrics, and ends the span.
     /// `named_exists`: whether the tool or prompt it named is served (a name the client made
     /// up is neither the span's name nor an attribute of the metrics).
-    #[allow(clippy::boxed_local)] // it lives in a box, and ends there
-    pub(crate) fn finish(mut self: Box<Self>, ending: Ending<'_>, named_exists: bool) {
+    pub(crate) fn finish(mut self, ending: Ending<'_>, named_exists: bool) {
         self.finished = true;
         self.record(ending, named_exists);
     }
@@ -280,7 +326,11 @@ impl Observed {
         if !named_exists {
             trace.span.record("otel.name", self.method.name());
             #[cfg(feature = "otel")]
-            direct::rename(trace.otel.as_ref(), &trace.span, self.method.name());
+            match &trace.otel {
+                Some(context) => direct::rename(context, self.method.name()),
+                None if !trace.direct => direct::rename_layered(&trace.span, self.method.name()),
+                None => {}
+            }
         }
         match ending {
             Ending::Complete => trace.record_static("mcp_rounds.result_type", "complete"),
@@ -320,11 +370,6 @@ impl Observed {
         if let Some(series) = &self.series {
             metrics::input_required(series, true);
         }
-    }
-
-    /// `future`, run inside the request's spans.
-    pub(crate) fn wrap<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
-        self.trace.wrap(future)
     }
 }
 

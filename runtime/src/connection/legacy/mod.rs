@@ -40,7 +40,7 @@ use crate::model::{
     ClientCapabilities, Implementation, InputRequest, JsonObject, LoggingLevel, RequestId, RequestMeta, TraceContext,
 };
 use crate::server::Server;
-use crate::telemetry::{Ending, Observed, RequestInfo, Target};
+use crate::telemetry::{Ending, Observed, RequestInfo, Scope, Target};
 use crate::version::{LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS};
 use peer::Peer;
 
@@ -187,11 +187,11 @@ impl Session {
         origin: Origin,
     ) -> impl Future<Output = Encoded> + Send + use<> {
         let session = self.clone();
-        let observed = session.observe(&request, &origin);
-        let trace = observed.as_ref().map(|observed| observed.trace.clone()).unwrap_or_default();
+        let mut observed = session.observe(&request, &origin);
+        let scope = Scope::of(observed.as_mut());
         let answering = async move {
             let id = request.id.clone();
-            let answer = match session.answer_request(request, stream, observed.as_deref()).await {
+            let answer = match session.answer_request(request, stream, observed.as_ref()).await {
                 Ok(Own(result)) => {
                     if let Some(observed) = observed {
                         observed.finish(Ending::Complete, true);
@@ -206,12 +206,12 @@ impl Session {
             }
             session.server.encode(answer, Era::Legacy)
         };
-        trace.wrap(answering)
+        scope.wrap(answering)
     }
 
     /// Opens the server span of a session request, when the server observes requests and
     /// someone would see it.
-    fn observe(&self, request: &Request, origin: &Origin) -> Option<Box<Observed>> {
+    fn observe(&self, request: &Request, origin: &Origin) -> Option<Observed> {
         if !self.server.observes() || !crate::telemetry::wanted() {
             return None;
         }
