@@ -24,13 +24,20 @@ pub struct Level {
     pub runs: Vec<f64>,
     pub p50: Duration,
     pub p99: Duration,
+    pub p999: Duration,
+    /// Each run's p99 in seconds, in the order they were taken (for [`crate::paired`]).
+    pub p99_runs: Vec<f64>,
+    /// Requests answered in the run.
+    pub requests: u64,
+    /// Each run's server CPU seconds per request, in the order they were taken.
+    pub cpu_runs: Vec<f64>,
 }
 
 /// What one server did over HTTP.
 pub struct HttpResult {
     pub name: &'static str,
     pub levels: Vec<Level>,
-    /// Peak resident memory over the whole HTTP run, in KiB.
+    /// Peak resident memory, in KiB: the most any of its processes reached over its HTTP runs.
     pub peak_rss_kib: u64,
 }
 
@@ -112,6 +119,30 @@ async fn connection(address: String, until: Instant, subject: &'static str) -> V
     latencies
 }
 
+/// Starts `subject`, makes `calls` echo calls one at a time on one connection, then interrupts
+/// it (as Ctrl-C does) and waits for it to exit.
+pub fn calls_then_interrupt(subject: &Subject, calls: u64) {
+    let mut server = start(subject);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    runtime.block_on(async {
+        let stream = TcpStream::connect(&server.address).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+        let conn = tokio::spawn(conn);
+        for id in 1..=calls {
+            let response = sender.send_request(request(&server.address, id)).await.expect("a response");
+            let body = response.into_body().collect().await.expect("a body").to_bytes();
+            assert!(body.windows(4).any(|w| w == b"\"hi\""), "{}: {}", subject.name, String::from_utf8_lossy(&body));
+        }
+        drop(sender);
+        let _ = conn.await;
+    });
+    let pid = server.child.id().to_string();
+    let interrupted = Command::new("kill").args(["-INT", &pid]).status().expect("kill runs");
+    assert!(interrupted.success(), "cannot interrupt {}", subject.name);
+    server.child.wait().expect("the server exits");
+}
+
 async fn level(address: &str, connections: usize, duration: Duration, subject: &'static str) -> Level {
     let started = Instant::now();
     let until = started + duration;
@@ -125,39 +156,55 @@ async fn level(address: &str, connections: usize, duration: Duration, subject: &
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
     let rps = latencies.len() as f64 / elapsed.as_secs_f64();
-    Level { connections, rps, runs: Vec::new(), p50: at(0.50), p99: at(0.99) }
+    Level {
+        connections,
+        rps,
+        runs: Vec::new(),
+        p50: at(0.50),
+        p99: at(0.99),
+        p999: at(0.999),
+        p99_runs: Vec::new(),
+        requests: latencies.len() as u64,
+        cpu_runs: Vec::new(),
+    }
 }
 
 /// Measures every subject over HTTP; each level is the run of median throughput among `runs`,
-/// taken in turns ([`crate::interleaved`]).
+/// taken in turns ([`crate::interleaved`]), each run on a freshly started and warmed-up
+/// server (see [`crate::stdio::measure_all`]).
 pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle: &dyn Fn()) -> Vec<HttpResult> {
-    let servers: Vec<Server> = subjects.iter().map(start).collect();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
-    for (server, subject) in servers.iter().zip(subjects) {
-        runtime.block_on(level(&server.address, 4, Duration::from_millis(500), subject.name));
-    }
+    let mut peaks: Vec<u64> = vec![0; subjects.len()];
     let mut levels: Vec<Vec<Level>> = subjects.iter().map(|_| Vec::new()).collect();
     for connections in CONNECTIONS {
         eprintln!("http: {connections} connections");
+        let mut tails: Vec<Vec<f64>> = subjects.iter().map(|_| Vec::new()).collect();
+        let mut cpu: Vec<Vec<f64>> = subjects.iter().map(|_| Vec::new()).collect();
         let measured = crate::interleaved(
             subjects.len(),
             runs,
             |level: &Level| level.rps,
             settle,
-            |i| runtime.block_on(level(&servers[i].address, connections, duration, subjects[i].name)),
+            |i| {
+                let subject = &subjects[i];
+                let server = start(subject);
+                runtime.block_on(level(&server.address, 4, crate::stdio::WARM_UP, subject.name));
+                let meter = crate::cpu::Meter::start(server.child.id());
+                let level = runtime.block_on(level(&server.address, connections, duration, subject.name));
+                cpu[i].push(meter.per(level.requests));
+                peaks[i] = peaks[i].max(peak_rss_kib(server.child.id()));
+                tails[i].push(level.p99.as_secs_f64());
+                level
+            },
         );
-        for (levels, (level, runs)) in levels.iter_mut().zip(measured) {
-            levels.push(Level { runs, ..level });
+        for (((levels, (level, runs)), p99_runs), cpu_runs) in levels.iter_mut().zip(measured).zip(tails).zip(cpu) {
+            levels.push(Level { runs, p99_runs, cpu_runs, ..level });
         }
     }
     subjects
         .iter()
         .zip(levels)
-        .zip(&servers)
-        .map(|((subject, levels), server)| HttpResult {
-            name: subject.name,
-            levels,
-            peak_rss_kib: peak_rss_kib(server.child.id()),
-        })
+        .zip(peaks)
+        .map(|((subject, levels), peak_rss_kib)| HttpResult { name: subject.name, levels, peak_rss_kib })
         .collect()
 }

@@ -5,7 +5,9 @@
 
 mod build_cost;
 mod collector;
+mod cpu;
 mod http;
+mod instructions;
 mod report;
 mod stdio;
 
@@ -35,6 +37,9 @@ pub struct Options {
     /// Skip the HTTP measurements.
     #[arg(long)]
     skip_http: bool,
+    /// Skip counting instructions per request under callgrind.
+    #[arg(long)]
+    skip_instructions: bool,
     /// Measure only these servers (by report name), e.g. for profiling.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
@@ -62,11 +67,13 @@ pub struct Subject {
     pub rounds: bool,
     /// Environment variables it runs with.
     pub env: Vec<(&'static str, String)>,
+    /// Whether it is measured over stdio too (the body-parsing ceiling is HTTP's alone).
+    pub stdio: bool,
 }
 
 fn subjects(options: &Options, collector: &str) -> Vec<Subject> {
     let bin = |name: &str| format!("target/release/{name}");
-    let subject = |name, command: Vec<String>, rounds| Subject { name, command, rounds, env: Vec::new() };
+    let subject = |name, command: Vec<String>, rounds| Subject { name, command, rounds, env: Vec::new(), stdio: true };
     let baseline = options.baseline.as_ref().map(|path| subject(BASELINE, vec![path.display().to_string()], true));
     baseline
         .into_iter()
@@ -80,6 +87,10 @@ fn subjects(options: &Options, collector: &str) -> Vec<Subject> {
             subject("rmcp", vec![bin("rmcp-server")], true),
             subject("Python SDK", vec![options.python.display().to_string(), "python/server.py".into()], true),
             subject("ceiling", vec![bin("ceiling-server")], false),
+            Subject {
+                stdio: false,
+                ..subject(CEILING_PARSING, vec![bin("ceiling-server"), "--parse-body".into()], false)
+            },
         ])
         .collect()
 }
@@ -99,6 +110,10 @@ fn exporting(collector: &str, ratio: Option<&str>) -> Vec<(&'static str, String)
 pub const OTEL: &str = "mcp-rounds + OTLP";
 /// The report name of the mcp-rounds server exporting 1% of the requests' spans over OTLP.
 pub const OTEL_SAMPLED: &str = "mcp-rounds + OTLP 1%";
+
+/// The report name of the HTTP ceiling that reads and parses each body and answers with its
+/// id, as the stdio ceiling does: the fair bound for a server that must read the request.
+pub const CEILING_PARSING: &str = "ceiling (parsing body)";
 
 /// The report name of the `--baseline` build.
 pub const BASELINE: &str = "mcp-rounds baseline";
@@ -121,7 +136,9 @@ pub fn interleaved<T>(
     for run in 0..runs {
         for turn in 0..count {
             let subject = (run + turn) % count;
-            tries[subject].push(measure(subject));
+            let measured = measure(subject);
+            eprintln!("  run {run}, subject {subject}: {:.0}", by(&measured));
+            tries[subject].push(measured);
             settle();
         }
     }
@@ -158,9 +175,17 @@ fn main() {
     let mut report = report::Report::new(&options);
 
     let settle = || collector.wait_quiet();
-    report.stdio = stdio::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);
+    let over_stdio: Vec<Subject> = subjects.iter().filter(|s| s.stdio).cloned().collect();
+    report.stdio = stdio::measure_all(&over_stdio, options.duration(), options.runs.max(1), &settle);
     if !options.skip_http {
         report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);
+    }
+    if !options.skip_instructions {
+        if instructions::available() {
+            report.instructions = instructions::measure_all(&subjects);
+        } else {
+            eprintln!("instructions: valgrind is not installed, skipped");
+        }
     }
     if !options.skip_build_cost {
         eprintln!("build cost");

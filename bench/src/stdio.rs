@@ -28,14 +28,21 @@ pub struct StdioRuns {
     pub sequential: Vec<f64>,
     pub pipelined: Vec<f64>,
     pub rounds: Vec<f64>,
+    /// The server's CPU seconds per call in each run, one at a time and pipelined.
+    pub sequential_cpu: Vec<f64>,
+    pub pipelined_cpu: Vec<f64>,
 }
 
 /// Calls in flight when pipelining.
 pub const WINDOW: usize = 256;
 
+/// How long a freshly started server is warmed up before it is measured.
+pub const WARM_UP: Duration = Duration::from_millis(400);
+
 struct Process {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
 }
 
@@ -61,13 +68,18 @@ impl Process {
                 }
             }
         });
-        Process { child, stdin, lines }
+        Process { child, stdin: Some(stdin), lines }
+    }
+
+    fn stdin(&mut self) -> &mut ChildStdin {
+        self.stdin.as_mut().expect("stdin open")
     }
 
     fn send(&mut self, message: &str) {
-        self.stdin.write_all(message.as_bytes()).expect("write");
-        self.stdin.write_all(b"\n").expect("write");
-        self.stdin.flush().expect("flush");
+        let stdin = self.stdin();
+        stdin.write_all(message.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
     }
 
     fn recv(&self) -> Value {
@@ -141,8 +153,8 @@ fn pipelined(process: &mut Process, subject: &Subject, duration: Duration, next:
             sent += 1;
         }
         if !batch.is_empty() {
-            process.stdin.write_all(batch.as_bytes()).expect("write");
-            process.stdin.flush().expect("flush");
+            process.stdin().write_all(batch.as_bytes()).expect("write");
+            process.stdin().flush().expect("flush");
         }
         check_echo(&process.recv(), subject);
         received += 1;
@@ -167,43 +179,78 @@ fn rounds(process: &mut Process, subject: &Subject, duration: Duration, next: &m
     exchanges as f64 / started.elapsed().as_secs_f64()
 }
 
-/// Measures every subject over stdio, each figure the median of `runs`, taken in turns
-/// ([`crate::interleaved`]).
-pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle: &dyn Fn()) -> Vec<StdioResult> {
-    let mut processes: Vec<Process> = subjects.iter().map(Process::start).collect();
-    let mut next = 0;
-    // Warm up: first calls pay for lazy initialization in every framework.
-    for (process, subject) in processes.iter_mut().zip(subjects) {
-        sequential(process, subject, Duration::from_millis(500), &mut next);
+/// Starts `subject`, makes `calls` echo calls one at a time, closes its input and waits for
+/// it to exit, as a server does at the end of its input.
+pub fn calls_then_close(subject: &Subject, calls: u64) {
+    let mut process = Process::start(subject);
+    for id in 1..=calls {
+        process.send(&echo_call(id));
+        check_echo(&process.recv(), subject);
     }
+    drop(process.stdin.take());
+    let status = process.child.wait().expect("the server exits");
+    assert!(status.success(), "{} ended with {status} at the end of its input", subject.name);
+}
+
+/// Measures every subject over stdio, each figure the median of `runs`, taken in turns
+/// ([`crate::interleaved`]). Every run starts the server afresh and warms it up: what one
+/// process happens to get (where its memory and threads land) then varies from run to run
+/// and the median sees through it, instead of weighing on every run of that server alike.
+pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle: &dyn Fn()) -> Vec<StdioResult> {
+    let mut next = 0;
+    type Row = fn(&mut Process, &Subject, Duration, &mut u64) -> f64;
+    let fresh = |i: usize, next: &mut u64| {
+        let mut process = Process::start(&subjects[i]);
+        // Warm up: first calls pay for lazy initialization in every framework.
+        sequential(&mut process, &subjects[i], WARM_UP, next);
+        process
+    };
     let by_rate = |rate: &f64| *rate;
+    let mut cpu: [Vec<Vec<f64>>; 2] = [vec![Vec::new(); subjects.len()], vec![Vec::new(); subjects.len()]];
+    // Runs `row` on a fresh server, noting its CPU time per call.
+    let mut metered = |i: usize, cpu: &mut Vec<Vec<f64>>, row: Row| {
+        let mut process = fresh(i, &mut next);
+        let (meter, first) = (crate::cpu::Meter::start(process.child.id()), next);
+        let rate = row(&mut process, &subjects[i], duration, &mut next);
+        cpu[i].push(meter.per(next - first));
+        rate
+    };
     eprintln!("stdio: one at a time");
-    let one_at_a_time = crate::interleaved(subjects.len(), runs, by_rate, settle, |i| {
-        sequential(&mut processes[i], &subjects[i], duration, &mut next)
-    });
+    let [sequential_cpu, pipelined_cpu] = &mut cpu;
+    let one_at_a_time =
+        crate::interleaved(subjects.len(), runs, by_rate, settle, |i| metered(i, sequential_cpu, sequential));
     eprintln!("stdio: {WINDOW} in flight");
-    let in_flight = crate::interleaved(subjects.len(), runs, by_rate, settle, |i| {
-        pipelined(&mut processes[i], &subjects[i], duration, &mut next)
-    });
+    let in_flight = crate::interleaved(subjects.len(), runs, by_rate, settle, |i| metered(i, pipelined_cpu, pipelined));
     eprintln!("stdio: two rounds");
     let two_rounds = crate::interleaved(
         subjects.len(),
         runs,
         |rate: &Option<f64>| rate.unwrap_or(0.0),
         settle,
-        |i| subjects[i].rounds.then(|| rounds(&mut processes[i], &subjects[i], duration, &mut next)),
+        |i| subjects[i].rounds.then(|| rounds(&mut fresh(i, &mut next), &subjects[i], duration, &mut next)),
     );
+    let [sequential_cpu, pipelined_cpu] = cpu;
     subjects
         .iter()
         .zip(one_at_a_time.into_iter().zip(in_flight).zip(two_rounds))
-        .map(|(subject, (((sequential, sequential_runs), (pipelined, pipelined_runs)), (rounds, rounds_runs)))| {
-            StdioResult {
+        .zip(sequential_cpu.into_iter().zip(pipelined_cpu))
+        .map(
+            |(
+                (subject, (((sequential, sequential_runs), (pipelined, pipelined_runs)), (rounds, rounds_runs))),
+                (sequential_cpu, pipelined_cpu),
+            )| StdioResult {
                 name: subject.name,
                 sequential,
                 pipelined,
                 rounds,
-                runs: StdioRuns { sequential: sequential_runs, pipelined: pipelined_runs, rounds: rounds_runs },
-            }
-        })
+                runs: StdioRuns {
+                    sequential: sequential_runs,
+                    pipelined: pipelined_runs,
+                    rounds: rounds_runs,
+                    sequential_cpu,
+                    pipelined_cpu,
+                },
+            },
+        )
         .collect()
 }

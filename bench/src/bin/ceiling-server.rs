@@ -1,6 +1,7 @@
 //! The ceiling no MCP framework can beat on the same transports: over stdio, a loop that only
 //! parses each line as JSON and writes a fixed result for its id; over HTTP, a bare axum
-//! handler that returns a fixed JSON body.
+//! handler that returns a fixed JSON body, or (`--parse-body`) one that reads and parses the
+//! body and answers with its id, the work no server that reads requests can skip.
 
 use std::io::{BufRead, Write};
 
@@ -13,12 +14,18 @@ use serde_json::Value;
 
 const RESULT: &str = r#"{"resultType":"complete","content":[{"type":"text","text":"hi"}]}"#;
 
+static PARSED_RESULT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| serde_json::from_str(RESULT).expect("valid JSON"));
+
 #[derive(Parser)]
 struct Args {
     #[arg(long)]
     stdio: bool,
     #[arg(long)]
     listen: Option<String>,
+    /// Over HTTP, read and parse each body and answer with its id.
+    #[arg(long)]
+    parse_body: bool,
 }
 
 fn stdio() -> std::io::Result<()> {
@@ -50,6 +57,14 @@ async fn answer() -> impl IntoResponse {
     )
 }
 
+async fn parse_and_answer(body: axum::body::Bytes) -> axum::response::Response {
+    let Ok(request) = serde_json::from_slice::<Value>(&body) else {
+        return axum::http::StatusCode::BAD_REQUEST.into_response();
+    };
+    let response = serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": *PARSED_RESULT});
+    ([(header::CONTENT_TYPE, "application/json")], serde_json::to_vec(&response).expect("serializable")).into_response()
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args = Args::parse();
@@ -57,7 +72,12 @@ async fn main() -> std::io::Result<()> {
         Some(address) if !args.stdio => {
             let listener = tokio::net::TcpListener::bind(address).await?;
             eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-            axum::serve(listener, Router::new().route("/mcp", post(answer))).await
+            let router = if args.parse_body {
+                Router::new().route("/mcp", post(parse_and_answer))
+            } else {
+                Router::new().route("/mcp", post(answer))
+            };
+            axum::serve(listener, router).await
         }
         _ => tokio::task::spawn_blocking(stdio).await.expect("the loop does not panic"),
     }

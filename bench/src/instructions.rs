@@ -1,0 +1,141 @@
+//! Instructions per request, counted by callgrind: the figure that does not move with what
+//! else the machine is doing. Wall-clock runs on a shared two-core machine swing by ±10% and
+//! more from one run to the next (the same binary against itself included), which hides a
+//! difference of a few percent; the instruction count of the same binary on the same input
+//! is the same every time. It leaves out what the kernel does (reads, writes, wake-ups),
+//! which the wall-clock rows include.
+//!
+//! Each server answers `FIRST` and then `FIRST + MEASURED` echo calls, one at a time, in two
+//! runs under callgrind; the difference of the two totals over all its threads, divided by
+//! `MEASURED`, is what one more call costs, start-up and shutdown cancelled out.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::Subject;
+
+/// Calls answered before the ones counted.
+const FIRST: u64 = 1_000;
+/// Calls counted.
+const MEASURED: u64 = 5_000;
+
+/// One server's instructions per echo call.
+pub struct Counted {
+    pub name: &'static str,
+    pub stdio: Option<f64>,
+    pub http: Option<f64>,
+}
+
+/// Whether callgrind is there to count with.
+pub fn available() -> bool {
+    Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Counts every subject but the Python SDK (an interpreter under callgrind would take an hour
+/// to say what the wall-clock rows already say).
+pub fn measure_all(subjects: &[Subject]) -> Vec<Counted> {
+    let dir = std::env::temp_dir().join(format!("mcp-rounds-bench-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory for callgrind's output");
+    let counted = subjects
+        .iter()
+        .filter(|subject| subject.name != "Python SDK")
+        .map(|subject| {
+            eprintln!("instructions: {}", subject.name);
+            Counted {
+                name: subject.name,
+                stdio: subject.stdio.then(|| per_call(&dir, subject, Transport::Stdio)),
+                http: Some(per_call(&dir, subject, Transport::Http)),
+            }
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    counted
+}
+
+#[derive(Clone, Copy)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+fn per_call(dir: &Path, subject: &Subject, transport: Transport) -> f64 {
+    let fewer = total(dir, subject, transport, FIRST);
+    let more = total(dir, subject, transport, FIRST + MEASURED);
+    (more as f64 - fewer as f64) / MEASURED as f64
+}
+
+/// `subject` run under callgrind, answering `calls` echo calls over `transport`; the
+/// instructions all its threads executed.
+fn total(dir: &Path, subject: &Subject, transport: Transport, calls: u64) -> u64 {
+    let out = dir.join(format!("{}-{calls}", subject.name.replace([' ', '(', ')', '%', '+'], "_")));
+    let mut counted = subject.clone();
+    counted.command =
+        ["valgrind".to_owned(), "--tool=callgrind".to_owned(), format!("--callgrind-out-file={}", out.display())]
+            .into_iter()
+            .chain(subject.command.iter().cloned())
+            .collect();
+    // Under callgrind the threads take turns: a bounded span queue would drop spans the
+    // exporter has not taken yet, and their export would go uncounted.
+    if counted.env.iter().any(|(name, _)| *name == "OTEL_EXPORTER_OTLP_ENDPOINT") {
+        counted.env.push(("OTEL_BSP_MAX_QUEUE_SIZE", "1000000".into()));
+    }
+    match transport {
+        Transport::Stdio => crate::stdio::calls_then_close(&counted, calls),
+        Transport::Http => crate::http::calls_then_interrupt(&counted, calls),
+    }
+    read_total(&out)
+}
+
+fn read_total(path: &PathBuf) -> u64 {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("no callgrind output {}: {e}", path.display()));
+    text.lines()
+        .find_map(|line| line.strip_prefix("totals:").or_else(|| line.strip_prefix("summary:")))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no total in {}", path.display()))
+}
+
+/// The report's section on instructions.
+pub fn render(out: &mut String, counted: &[Counted]) {
+    if counted.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Instructions per request\n");
+    let _ = writeln!(
+        out,
+        "What one more `tools/call` of `echo`, answered one at a time, costs each server in instructions, \
+         all its threads together (the exporter's included), counted by callgrind over {MEASURED} calls \
+         after {FIRST}: the same every time for the same binary, where the wall-clock rows above move by \
+         several percent from run to run. The kernel's share (reads, writes, wake-ups) is not in it.\n"
+    );
+    let _ = writeln!(out, "| server | stdio | HTTP |");
+    let _ = writeln!(out, "|---|---:|---:|");
+    let cell = |count: Option<f64>| count.map_or("–".into(), |count| format!("{:.1}k", count / 1e3));
+    for c in counted {
+        let _ = writeln!(out, "| {} | {} | {} |", c.name, cell(c.stdio), cell(c.http));
+    }
+    let Some(ours) = counted.iter().find(|c| c.name == "mcp-rounds") else { return };
+    let _ = writeln!(out, "\n| compared | stdio | HTTP |");
+    let _ = writeln!(out, "|---|---:|---:|");
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        _ => "–".into(),
+    };
+    for c in counted.iter().filter(|c| c.name != "mcp-rounds") {
+        let (label, stdio, http) = if c.name.starts_with("mcp-rounds") {
+            (format!("{} ÷ mcp-rounds", c.name), ratio(c.stdio, ours.stdio), ratio(c.http, ours.http))
+        } else {
+            (format!("mcp-rounds ÷ {}", c.name), ratio(ours.stdio, c.stdio), ratio(ours.http, c.http))
+        };
+        let _ = writeln!(out, "| {label} | {stdio} | {http} |");
+    }
+    let _ = writeln!(out);
+}
+
+/// The extra instructions OTLP export at 1% sampling costs an echo call, as a share of the
+/// call without it, on each transport.
+pub fn telemetry_overhead(counted: &[Counted]) -> Option<(f64, f64)> {
+    let ours = counted.iter().find(|c| c.name == "mcp-rounds")?;
+    let sampled = counted.iter().find(|c| c.name == crate::OTEL_SAMPLED)?;
+    Some((sampled.stdio? / ours.stdio? - 1.0, sampled.http? / ours.http? - 1.0))
+}
