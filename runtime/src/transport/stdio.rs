@@ -4,7 +4,8 @@
 //! JSON-RPC; logs belong on stderr. At end of input, requests in flight finish, then
 //! [`Stdio::serve`] returns.
 
-use std::io::{self, Write as _};
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
@@ -72,15 +73,17 @@ impl Stdio {
     /// Serves on this process's stdin and stdout until stdin closes.
     ///
     /// stdin and stdout get threads of their own, and a request whose handler needs no waiting
-    /// is answered from the reading thread: one hand-off (to the writing thread) per request.
-    /// A tool that computes for long without awaiting anything therefore holds up the reading
-    /// of the next requests while it runs: mark it `#[tool(blocking)]` and it runs on a thread
-    /// of its own instead.
+    /// is answered from the reading thread, which also writes the answer unless the writing
+    /// thread is busy: a call answered one at a time crosses no thread. A tool that computes
+    /// for long without awaiting anything therefore holds up the reading of the next requests
+    /// while it runs: mark it `#[tool(blocking)]` and it runs on a thread of its own instead.
     pub async fn serve(&self, server: &Server) -> io::Result<()> {
         let (outbox, outgoing) = mpsc::channel::<Vec<u8>>(OUTBOX_CAPACITY);
-        let writer = std::thread::Builder::new()
-            .name("mcp-stdout".into())
-            .spawn(move || write_lines_blocking(std::io::stdout(), outgoing))?;
+        let out = Arc::new(Mutex::new(Out::new(std::io::stdout(), outgoing)));
+        let writer = {
+            let out = out.clone();
+            std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || write_queued(&out))?
+        };
         let dispatch = Dispatch::new(self, server, outbox);
         let tasks = dispatch.tasks.clone();
         let shutdown = dispatch.shutdown.clone();
@@ -91,8 +94,8 @@ impl Stdio {
             // The runtime's context, so that handlers polled here can use timers and spawn.
             let _runtime = handle.enter();
             let mut frames = BlockingLineReader::new(std::io::stdin().lock(), limit);
-            // Answers made here wait while more requests are already read, and then go to the
-            // writer together: one wake-up of the writing thread per burst, not per answer.
+            // Answers made here wait while more requests are already read, and then go out
+            // together: one write per burst, not per answer.
             let mut burst = Vec::new();
             let result = loop {
                 let end = match frames.next_frame() {
@@ -107,7 +110,8 @@ impl Stdio {
                     Err(err) => Some(Err(err)),
                 };
                 if !burst.is_empty() {
-                    let _ = dispatch.outbox.blocking_send(std::mem::take(&mut burst));
+                    lock(&out).write(None, &burst);
+                    burst.clear();
                 }
                 if let Some(result) = end {
                     break result;
@@ -280,17 +284,158 @@ async fn write_lines<W: AsyncWrite + Unpin>(writer: W, mut outgoing: mpsc::Recei
     writer.into_inner().shutdown().await
 }
 
-/// [`write_lines`] on a thread of its own, with blocking writes.
-fn write_lines_blocking<W: std::io::Write>(writer: W, mut outgoing: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
-    let mut writer = std::io::BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(message) = outgoing.blocking_recv() {
-        writer.write_all(&message)?;
-        writer.write_all(b"\n")?;
-        while let Ok(message) = outgoing.try_recv() {
-            writer.write_all(&message)?;
-            writer.write_all(b"\n")?;
-        }
-        std::io::Write::flush(&mut writer)?;
+/// stdout and the queue of what waits for it. Whoever holds the lock writes, queued messages
+/// first: the reading thread writes its own answers without waking the writing thread, and a
+/// request's notifications, queued while it ran, still go out before its answer.
+struct Out<W: Write> {
+    writer: std::io::BufWriter<W>,
+    queued: mpsc::Receiver<Vec<u8>>,
+    /// The first write that failed (stdout closed): nothing more is written.
+    failed: Option<io::Error>,
+}
+
+impl<W: Write> Out<W> {
+    fn new(writer: W, queued: mpsc::Receiver<Vec<u8>>) -> Self {
+        Out { writer: std::io::BufWriter::with_capacity(64 * 1024, writer), queued, failed: None }
     }
-    std::io::Write::flush(&mut writer)
+
+    /// Writes `first`, whatever else is queued, then `lines` (messages joined by newlines), and
+    /// flushes once.
+    fn write(&mut self, first: Option<Vec<u8>>, lines: &[u8]) {
+        if self.failed.is_some() {
+            while self.queued.try_recv().is_ok() {}
+            return;
+        }
+        let result = (|| {
+            if let Some(message) = first {
+                line(&mut self.writer, &message)?;
+            }
+            while let Ok(message) = self.queued.try_recv() {
+                line(&mut self.writer, &message)?;
+            }
+            if !lines.is_empty() {
+                line(&mut self.writer, lines)?;
+            }
+            self.writer.flush()
+        })();
+        if let Err(err) = result {
+            // Senders learn that no one is listening any more.
+            self.queued.close();
+            self.failed = Some(err);
+        }
+    }
+}
+
+fn line(writer: &mut impl Write, message: &[u8]) -> io::Result<()> {
+    writer.write_all(message)?;
+    writer.write_all(b"\n")
+}
+
+fn lock<W: Write>(out: &Mutex<Out<W>>) -> std::sync::MutexGuard<'_, Out<W>> {
+    // A panic while writing leaves nothing half-done that matters: the next write goes on.
+    out.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Wakes the writing thread when something is queued.
+struct Unpark(std::thread::Thread);
+
+impl std::task::Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// The writing thread: writes what requests answered elsewhere (and notifications) queue,
+/// until every sender is gone. It takes a message only while it holds the lock, so that the
+/// reading thread, once it holds the lock, knows that everything queued before is written.
+fn write_queued<W: Write>(out: &Mutex<Out<W>>) -> io::Result<()> {
+    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut context = std::task::Context::from_waker(&waker);
+    loop {
+        let mut guard = lock(out);
+        match guard.queued.poll_recv(&mut context) {
+            std::task::Poll::Ready(Some(message)) => guard.write(Some(message), &[]),
+            std::task::Poll::Ready(None) => return guard.failed.take().map_or(Ok(()), Err),
+            std::task::Poll::Pending => {
+                drop(guard);
+                // A wake-up that came before this returns at once.
+                std::thread::park();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+
+    use tokio::sync::mpsc;
+
+    use super::{Out, lock, write_queued};
+
+    /// A writer that keeps what it is given, or fails every write once told to.
+    #[derive(Clone, Default)]
+    struct Sink {
+        written: Arc<Mutex<Vec<u8>>>,
+        broken: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
+            self.written.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn what_was_queued_goes_out_before_the_readers_own_answers() {
+        let sink = Sink::default();
+        let (queue, queued) = mpsc::channel(8);
+        let out = Mutex::new(Out::new(sink.clone(), queued));
+        queue.try_send(b"note 1".to_vec()).unwrap();
+        queue.try_send(b"note 2".to_vec()).unwrap();
+        lock(&out).write(None, b"answer 1\nanswer 2");
+        assert_eq!(&*sink.written.lock().unwrap(), b"note 1\nnote 2\nanswer 1\nanswer 2\n");
+    }
+
+    #[test]
+    fn the_writing_thread_writes_what_is_queued_and_ends_with_the_last_sender() {
+        let sink = Sink::default();
+        let (queue, queued) = mpsc::channel(8);
+        let out = Arc::new(Mutex::new(Out::new(sink.clone(), queued)));
+        let writer = std::thread::spawn({
+            let out = out.clone();
+            move || write_queued(&out)
+        });
+        for n in 0..20 {
+            queue.blocking_send(format!("message {n}").into_bytes()).unwrap();
+        }
+        drop(queue);
+        writer.join().unwrap().unwrap();
+        let expected: String = (0..20).map(|n| format!("message {n}\n")).collect();
+        assert_eq!(String::from_utf8(sink.written.lock().unwrap().clone()).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_closed_stdout_stops_the_writing_and_is_reported_once_every_sender_is_gone() {
+        let sink = Sink::default();
+        let (queue, queued) = mpsc::channel(8);
+        let out = Arc::new(Mutex::new(Out::new(sink.clone(), queued)));
+        sink.broken.store(true, std::sync::atomic::Ordering::SeqCst);
+        lock(&out).write(None, b"answer");
+        // Senders learn that nobody listens any more.
+        assert!(queue.try_send(b"late".to_vec()).is_err());
+        drop(queue);
+        let error = write_queued(&out).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
+        assert!(sink.written.lock().unwrap().is_empty());
+    }
 }
