@@ -5,7 +5,10 @@
 //! malformed `_meta` field is -32602, then an unsupported version is -32022. Method lookup
 //! comes after both, so even an unknown method with a bad envelope reports the envelope.
 
+use std::marker::PhantomData;
+
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::error::Error;
@@ -21,8 +24,9 @@ struct ParamsWithMeta<'a> {
     meta: Option<&'a RawValue>,
 }
 
+/// The entries of a request's `_meta` the server reads, each still raw.
 #[derive(Deserialize)]
-struct RawMeta<'a> {
+pub(crate) struct RawMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
     protocol_version: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
@@ -76,15 +80,26 @@ pub fn read_request_meta(
     };
     let outer: ParamsWithMeta<'_> = crate::strict::from_str(params.get())
         .map_err(|_| Error::invalid_field("params", "params must be a JSON object"))?;
-    let Some(meta) = present(outer.meta) else {
-        return Err(Error::invalid_field(
-            "_meta",
-            format!("Missing _meta: it must carry {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY}"),
-        ));
-    };
+    let Some(meta) = present(outer.meta) else { return Err(missing_meta()) };
     let raw: RawMeta<'_> = crate::strict::from_str(meta.get())
         .map_err(|_| Error::invalid_field("_meta", "_meta must be a JSON object"))?;
+    meta_from(Some(&raw), before_version)
+}
 
+fn missing_meta() -> Error {
+    Error::invalid_field(
+        "_meta",
+        format!("Missing _meta: it must carry {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY}"),
+    )
+}
+
+/// [`read_request_meta`] from the entries of `_meta` already split out of the params (by
+/// [`split_params`]); `None`: the params have no `_meta`.
+pub(crate) fn meta_from(
+    raw: Option<&RawMeta<'_>>,
+    before_version: impl FnOnce(&str) -> Result<(), Error>,
+) -> Result<RequestMeta, Error> {
+    let raw = raw.ok_or_else(missing_meta)?;
     let version_raw = present(raw.protocol_version).ok_or_else(|| missing(PROTOCOL_VERSION_KEY))?;
     let protocol_version: String = parse(version_raw, PROTOCOL_VERSION_KEY, "a string")?;
     let capabilities_raw = present(raw.client_capabilities).ok_or_else(|| missing(CLIENT_CAPABILITIES_KEY))?;
@@ -114,8 +129,117 @@ pub fn read_request_meta(
             })?)
         }
     };
-    let (progress_token, trace) = own_entries(&raw)?;
+    let (progress_token, trace) = own_entries(raw)?;
     Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level, progress_token, trace })
+}
+
+/// A request's params read in one pass: the entries of its `_meta` (`None` when it has none,
+/// or a null one), and the method's own parameters `P`, read as [`crate::strict::from_str`]
+/// reads them (`P` sees every member but `_meta`). An error means the two-pass reading
+/// ([`read_request_meta`], then `P` alone) is to be done instead, which says what is wrong
+/// in the order the revision gives; a request that reads in one pass reads the same in two.
+pub(crate) fn split_params<'a, P: Deserialize<'a>>(params: &'a str) -> serde_json::Result<(Option<RawMeta<'a>>, P)> {
+    let mut deserializer = serde_json::Deserializer::from_str(params);
+    let split = crate::strict::Strict(&mut deserializer).deserialize_map(Split(PhantomData))?;
+    deserializer.end()?;
+    Ok(split)
+}
+
+struct Split<P>(PhantomData<P>);
+
+impl<'de, P: Deserialize<'de>> Visitor<'de> for Split<P> {
+    type Value = (Option<RawMeta<'de>>, P);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("params, a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let mut meta = None;
+        let params = P::deserialize(de::value::MapAccessDeserializer::new(WithoutMeta { map, meta: &mut meta }))?;
+        Ok((meta.flatten(), params))
+    }
+}
+
+/// The members of a params object but `_meta`, whose value it keeps aside.
+struct WithoutMeta<'m, 'de, A> {
+    map: A,
+    /// `Some` once `_meta` was read (`Some(None)`: a null one).
+    meta: &'m mut Option<Option<RawMeta<'de>>>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, 'de, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        loop {
+            let Some(key) = self.map.next_key_seed(Key)? else { return Ok(None) };
+            if key.as_str() == "_meta" {
+                if self.meta.is_some() {
+                    return Err(de::Error::duplicate_field("_meta"));
+                }
+                *self.meta = Some(self.map.next_value()?);
+                continue;
+            }
+            return match key {
+                KeyText::Borrowed(key) => seed.deserialize(de::value::BorrowedStrDeserializer::new(key)).map(Some),
+                KeyText::Owned(key) => seed.deserialize(de::value::StringDeserializer::new(key)).map(Some),
+            };
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// A member's name, borrowed from the text unless it holds escapes.
+enum KeyText<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl KeyText<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            KeyText::Borrowed(key) => key,
+            KeyText::Owned(key) => key,
+        }
+    }
+}
+
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = KeyText<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<KeyText<'de>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = KeyText<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<KeyText<'de>, E> {
+        Ok(KeyText::Borrowed(key))
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<KeyText<'de>, E> {
+        Ok(KeyText::Owned(key.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<KeyText<'de>, E> {
+        Ok(KeyText::Owned(key))
+    }
 }
 
 /// What a request says of itself in `_meta` in any revision: its progress token and trace
@@ -211,6 +335,57 @@ mod tests {
         // Missing capabilities outranks an unsupported version.
         let err = read(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01"}})).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidParams);
+    }
+
+    /// What one pass reads: the `_meta` entries (to the same envelope or the same error) and
+    /// the method's parameters, exactly as the two passes do; where one pass cannot read the
+    /// params, the two passes are taken and say why.
+    #[test]
+    fn one_pass_reads_what_two_passes_read() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Call {
+            name: String,
+            #[serde(default)]
+            arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        }
+        let envelope = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                              "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                              "traceparent": "00-abc-def-01"});
+        let cases = [
+            json!({"_meta": envelope, "name": "echo", "arguments": {"text": "hi"}}),
+            json!({"name": "echo", "_meta": envelope, "extra": [1, 2]}),
+            json!({"name": "echo"}),
+            json!({"name": "echo", "_meta": null}),
+            json!({"name": "echo", "_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                                             "io.modelcontextprotocol/clientCapabilities": {}}}),
+            json!({"name": "echo", "_meta": {"io.modelcontextprotocol/clientCapabilities": []}}),
+        ];
+        for params in cases {
+            let text = params.to_string();
+            let (meta, call) = split_params::<Call>(&text).unwrap();
+            let two: Call = crate::strict::from_str(&text).unwrap();
+            assert_eq!(call, two, "{text}");
+            let one = meta_from(meta.as_ref(), |_| Ok(())).map_err(|e| (e.code(), e.message().to_owned()));
+            let raw = serde_json::value::to_raw_value(&params).unwrap();
+            let two = read_request_meta(Some(&raw), |_| Ok(())).map_err(|e| (e.code(), e.message().to_owned()));
+            assert_eq!(format!("{one:?}"), format!("{two:?}"), "{text}");
+        }
+        // An escaped member name is the same member.
+        let escaped = r#"{"\u005fmeta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}, "name": "e"}"#;
+        assert!(split_params::<Call>(escaped).unwrap().0.is_some_and(|m| m.protocol_version.is_some()));
+        // What one pass refuses, the two passes report: a repeated or malformed `_meta`, a
+        // params that is no object, a member of the wrong type, a repeated member.
+        for refused in [
+            r#"{"_meta": {}, "_meta": {}, "name": "e"}"#,
+            r#"{"_meta": "x", "name": "e"}"#,
+            r#"{"_meta": {"traceparent": 1, "traceparent": 2}, "name": "e"}"#,
+            r#"["e"]"#,
+            r#"{"name": 1}"#,
+            r#"{"name": "a", "name": "b"}"#,
+            r#"{"name": "e", "arguments": []}"#,
+        ] {
+            assert!(split_params::<Call>(refused).is_err(), "{refused}");
+        }
     }
 
     #[test]

@@ -136,6 +136,14 @@ fn standard_headers_must_match_the_body() {
     // A missing _meta is -32602 even with a valid header.
     let no_meta = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}});
     assert_eq!(code(&post(a, &no_meta)), -32602);
+    // The name checked is the one that runs, whatever else the params hold: a member of
+    // another method's shape (a `uri` that is not a string) does not hide it from the check.
+    let odd =
+        request(json!(4), "tools/call", json!({"name": "echo", "arguments": {"text": "x"}, "uri": 1, "taskId": {}}));
+    let response = post_with(a, &odd, replace("Mcp-Name", "add"));
+    assert_eq!((response.status, code(&response)), (400, -32020), "{:?}", response.json());
+    let response = post(a, &odd);
+    assert_eq!(response.status, 200, "{:?}", response.json());
 }
 
 #[test]

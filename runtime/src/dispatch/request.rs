@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{Notifier, Principal};
-use crate::envelope::read_request_meta;
+use crate::envelope::{RawMeta, meta_from, read_request_meta, split_params};
 use crate::error::{Error, serde_message};
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::Request;
@@ -118,12 +118,40 @@ pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Re
 }
 
 impl Params {
+    /// The parameters of the methods that name what they call, read in the same pass as the
+    /// entries of `_meta`; `None` for other methods, and when either does not read (then
+    /// [`read_request_meta`] and [`decode`](Self::decode) say what is wrong, in order).
+    fn split<'a>(method: &str, raw: &'a RawValue) -> Option<(Option<RawMeta<'a>>, Self)> {
+        fn split<'a, P: DeserializeOwned>(
+            raw: &'a RawValue,
+            wrap: fn(Result<P, Error>) -> Params,
+        ) -> Option<(Option<RawMeta<'a>>, Params)> {
+            split_params::<P>(raw.get()).ok().map(|(meta, params)| (meta, wrap(Ok(params))))
+        }
+        match method {
+            "tools/call" => split(raw, Params::Tool),
+            "prompts/get" => split(raw, Params::Prompt),
+            "resources/read" => split(raw, Params::Resource),
+            _ => None,
+        }
+    }
+
     fn decode(method: &str, raw: Option<Box<RawValue>>) -> Self {
         match method {
             "tools/call" => Params::Tool(parse_params(raw.as_deref())),
             "prompts/get" => Params::Prompt(parse_params(raw.as_deref())),
             "resources/read" => Params::Resource(parse_params(raw.as_deref())),
             _ => Params::Raw(raw),
+        }
+    }
+
+    /// The name or URI the parameters name, when they decoded.
+    fn target(&self) -> Option<&str> {
+        match self {
+            Params::Tool(Ok(p)) => Some(&p.name),
+            Params::Prompt(Ok(p)) => Some(&p.name),
+            Params::Resource(Ok(p)) => Some(&p.uri),
+            _ => None,
         }
     }
 
@@ -155,12 +183,25 @@ impl McpRequest {
         origin: Origin,
     ) -> Self {
         let Request { id, method, params } = request;
-        let meta = read_request_meta(params.as_deref(), |version| match &headers {
-            Some(headers) => headers.check(version, &method, params.as_deref()),
-            None => Ok(()),
-        })
-        .map(Arc::new);
-        let params = Params::decode(&method, params);
+        let (meta, params) = match params.as_deref().and_then(|raw| Params::split(&method, raw)) {
+            // The common case: the params are read once, and what they name is checked
+            // against `Mcp-Name` as dispatch will read it.
+            Some((raw_meta, decoded)) => {
+                let meta = meta_from(raw_meta.as_ref(), |version| match &headers {
+                    Some(headers) => headers.check_named(version, &method, decoded.target()),
+                    None => Ok(()),
+                });
+                (meta, decoded)
+            }
+            None => {
+                let meta = read_request_meta(params.as_deref(), |version| match &headers {
+                    Some(headers) => headers.check(version, &method, params.as_deref()),
+                    None => Ok(()),
+                });
+                (meta, Params::decode(&method, params))
+            }
+        };
+        let meta = meta.map(Arc::new);
         McpRequest {
             id,
             method,
@@ -217,12 +258,7 @@ impl McpRequest {
     /// What the request names: the tool of `tools/call`, the prompt of `prompts/get`, the URI
     /// of `resources/read`; `None` for other methods and for parameters that do not decode.
     pub fn target(&self) -> Option<&str> {
-        match &self.params {
-            Params::Tool(Ok(p)) => Some(&p.name),
-            Params::Prompt(Ok(p)) => Some(&p.name),
-            Params::Resource(Ok(p)) => Some(&p.uri),
-            _ => None,
-        }
+        self.params.target()
     }
 
     /// Who is calling, as the transport authenticated them.

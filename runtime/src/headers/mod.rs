@@ -66,18 +66,7 @@ impl StandardHeaders {
     /// `tools/call`, `prompts/get` and `resources/read` the name or URI in `params` (for
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, the `taskId`).
     pub fn check(&self, version: &str, method: &str, params: Option<&RawValue>) -> Result<(), Error> {
-        let protocol_version = self
-            .protocol_version
-            .as_deref()
-            .ok_or_else(|| Error::header_mismatch("Missing MCP-Protocol-Version header"))?;
-        if protocol_version != version {
-            return Err(mismatch("MCP-Protocol-Version", protocol_version, version));
-        }
-        let header_method =
-            self.method.as_deref().ok_or_else(|| Error::header_mismatch("Missing Mcp-Method header"))?;
-        if header_method != method {
-            return Err(mismatch("Mcp-Method", header_method, method));
-        }
+        self.check_version_and_method(version, method)?;
         let body_name = match method {
             "tools/call" | "prompts/get" | "resources/read" | "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 let named: Named<'_> = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(Named {
@@ -94,11 +83,43 @@ impl StandardHeaders {
             }
             _ => None,
         };
+        self.check_name(body_name.as_deref())
+    }
+
+    /// [`check`](Self::check), the body's name or URI (`body_name`) already read from its
+    /// params by the server.
+    pub(crate) fn check_named(&self, version: &str, method: &str, body_name: Option<&str>) -> Result<(), Error> {
+        self.check_version_and_method(version, method)?;
+        self.check_name(body_name)
+    }
+
+    fn check_version_and_method(&self, version: &str, method: &str) -> Result<(), Error> {
+        let protocol_version = self
+            .protocol_version
+            .as_deref()
+            .ok_or_else(|| Error::header_mismatch("Missing MCP-Protocol-Version header"))?;
+        if protocol_version != version {
+            return Err(mismatch("MCP-Protocol-Version", protocol_version, version));
+        }
+        let header_method =
+            self.method.as_deref().ok_or_else(|| Error::header_mismatch("Missing Mcp-Method header"))?;
+        if header_method != method {
+            return Err(mismatch("Mcp-Method", header_method, method));
+        }
+        Ok(())
+    }
+
+    /// `Mcp-Name` against the name or URI the body gives, when it gives one.
+    fn check_name(&self, body_name: Option<&str>) -> Result<(), Error> {
         if let Some(body_name) = body_name {
             let raw = self.name.as_deref().ok_or_else(|| Error::header_mismatch("Missing Mcp-Name header"))?;
-            let decoded = decode_value(raw).ok_or_else(|| Error::header_mismatch("Malformed Mcp-Name header"))?;
+            // A plain value is compared as it is; only the base64 form is decoded.
+            let decoded = match base64_payload(raw) {
+                None => std::borrow::Cow::Borrowed(raw),
+                Some(_) => decode_value(raw).ok_or_else(|| Error::header_mismatch("Malformed Mcp-Name header"))?.into(),
+            };
             if decoded != body_name {
-                return Err(mismatch("Mcp-Name", &decoded, &body_name));
+                return Err(mismatch("Mcp-Name", &decoded, body_name));
             }
         }
         Ok(())
