@@ -34,6 +34,9 @@ pub struct Options {
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Skip the stdio measurements.
+    #[arg(long)]
+    skip_stdio: bool,
     /// Skip the HTTP measurements.
     #[arg(long)]
     skip_http: bool,
@@ -176,7 +179,9 @@ fn main() {
 
     let settle = || collector.wait_quiet();
     let over_stdio: Vec<Subject> = subjects.iter().filter(|s| s.stdio).cloned().collect();
-    report.stdio = stdio::measure_all(&over_stdio, options.duration(), options.runs.max(1), &settle);
+    if !options.skip_stdio {
+        report.stdio = stdio::measure_all(&over_stdio, options.duration(), options.runs.max(1), &settle);
+    }
     if !options.skip_http {
         report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);
     }

@@ -271,6 +271,20 @@ impl Report {
     /// Every server's CPU time per call in each echo row it was measured in over both
     /// transports (the HTTP-only ceiling is left out).
     fn cpu_rows(&self) -> Vec<crate::cpu::Rows<'_>> {
+        if self.stdio.is_empty() {
+            return self
+                .http
+                .iter()
+                .map(|http| crate::cpu::Rows {
+                    name: http.name,
+                    rows: http
+                        .levels
+                        .iter()
+                        .map(|l| (format!("HTTP, {} conn.", l.connections), &l.cpu_runs[..]))
+                        .collect(),
+                })
+                .collect();
+        }
         self.stdio
             .iter()
             .filter_map(|stdio| {
