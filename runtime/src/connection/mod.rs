@@ -299,7 +299,7 @@ impl<S: Sessions> Connection<S> {
         let stream =
             Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
         let origin = Origin { transport: arrival.transport, session: None, trace: arrival.trace };
-        let request = McpRequest::checked(request, arrival.principal, arrival.headers, origin).on(stream);
+        let request = McpRequest::checked(request, arrival.principal, arrival.headers, origin, stream);
         let work = self.server.serve(request, Era::Current);
         let answer = until_cancelled(entered, work, |encoded| Answered { encoded, opened: None });
         Step::Run(Running { era: Era::Current, cancellation, answer })

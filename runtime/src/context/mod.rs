@@ -44,6 +44,13 @@ pub struct RequestContext {
     trace: Trace,
 }
 
+/// A token nobody cancels: the shutdown of a request that no listen stream could outlive,
+/// shared rather than made anew for each request.
+fn never() -> CancellationToken {
+    static NEVER: std::sync::OnceLock<CancellationToken> = std::sync::OnceLock::new();
+    NEVER.get_or_init(CancellationToken::new).clone()
+}
+
 impl RequestContext {
     pub(crate) fn new(
         id: RequestId,
@@ -59,7 +66,7 @@ impl RequestContext {
             cancellation,
             shared,
             notifier: None,
-            shutdown: CancellationToken::new(),
+            shutdown: never(),
             progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
             task_detach: None,
             extensions: None,

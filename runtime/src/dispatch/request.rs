@@ -172,7 +172,7 @@ impl Params {
 impl McpRequest {
     /// A request of revision 2026-07-28, as a transport received it from `principal`.
     pub fn new(request: Request, principal: Principal) -> Self {
-        McpRequest::checked(request, principal, None, Origin::default())
+        McpRequest::checked(request, principal, None, Origin::default(), Stream::default())
     }
 
     /// A request from `origin` whose envelope is also checked against HTTP's standard headers.
@@ -181,6 +181,7 @@ impl McpRequest {
         principal: Principal,
         headers: Option<StandardHeaders>,
         origin: Origin,
+        stream: Stream,
     ) -> Self {
         let Request { id, method, params } = request;
         let (meta, params) = match params.as_deref().and_then(|raw| Params::split(&method, raw)) {
@@ -208,7 +209,7 @@ impl McpRequest {
             principal,
             meta,
             params,
-            stream: Stream::default(),
+            stream,
             headers: headers.map(Box::new),
             extensions: http::Extensions::new(),
             origin,
@@ -223,6 +224,7 @@ impl McpRequest {
         params: Option<Box<RawValue>>,
         meta: Result<Arc<RequestMeta>, Error>,
         principal: Principal,
+        stream: Stream,
     ) -> Self {
         let params = Params::decode(&method, params);
         McpRequest {
@@ -231,18 +233,12 @@ impl McpRequest {
             principal,
             meta,
             params,
-            stream: Stream::default(),
+            stream,
             headers: None,
             extensions: http::Extensions::new(),
             origin: Origin::default(),
             trace: Trace::default(),
         }
-    }
-
-    /// The same request, answered on `stream`.
-    pub(crate) fn on(mut self, stream: Stream) -> Self {
-        self.stream = stream;
-        self
     }
 
     /// The JSON-RPC id.

@@ -355,15 +355,21 @@ impl Session {
         let Stream { cancellation, notifier, shutdown } = stream;
         let mut answers: Option<(JsonObject, Option<String>)> = None;
         for _ in 0..MAX_LEGACY_ROUNDS {
-            let mut request =
-                McpRequest::with_meta(id.clone(), method.clone(), params.clone(), meta.clone(), self.principal.clone());
+            let stream =
+                Stream { cancellation: cancellation.clone(), notifier: notifier.clone(), shutdown: shutdown.clone() };
+            let mut request = McpRequest::with_meta(
+                id.clone(),
+                method.clone(),
+                params.clone(),
+                meta.clone(),
+                self.principal.clone(),
+                stream,
+            );
             if let Some((responses, state)) = answers.take() {
                 request.params.answer(responses, state);
             }
-            let stream =
-                Stream { cancellation: cancellation.clone(), notifier: notifier.clone(), shutdown: shutdown.clone() };
             let trace = observed.map(|observed| observed.trace.clone()).unwrap_or_default();
-            let response = self.server.call_within(request.on(stream), &trace).await;
+            let response = self.server.call_within(request, &trace).await;
             let Reply::InputRequired(asked) = &response.reply else { return Ok(response) };
             if !rounds {
                 return Ok(response);

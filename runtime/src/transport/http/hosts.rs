@@ -11,9 +11,9 @@ impl Hosts {
     pub(super) fn allows(&self, host: Option<&str>) -> bool {
         match self {
             Hosts::Any => true,
+            // `extra` is lower-cased already.
             Hosts::Local(extra) => host.map(host_name).is_some_and(|name| {
-                let name = name.to_ascii_lowercase();
-                is_local_name(&name) || extra.contains(&name)
+                is_local_name(name) || extra.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
             }),
         }
     }
@@ -28,14 +28,14 @@ fn host_name(authority: &str) -> &str {
 }
 
 fn is_local_name(name: &str) -> bool {
-    matches!(name, "localhost" | "127.0.0.1" | "[::1]")
+    ["localhost", "127.0.0.1", "[::1]"].iter().any(|local| local.eq_ignore_ascii_case(name))
 }
 
 pub(super) fn is_local_origin(origin: &str) -> bool {
     let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else {
         return false;
     };
-    is_local_name(&host_name(rest).to_ascii_lowercase())
+    is_local_name(host_name(rest))
 }
 
 #[cfg(test)]

@@ -360,13 +360,16 @@ async fn handle_metadata(State(app): State<Arc<App>>, uri: axum::http::Uri, head
     response
 }
 
-/// POST: one JSON-RPC message.
-async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
-    let principal = match admit(&app, &uri, &headers).await {
+/// POST: one JSON-RPC message. The request is taken whole: extracting its headers would copy
+/// them.
+async fn handle(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let (uri, headers) = (&parts.uri, &parts.headers);
+    let principal = match admit(&app, uri, headers).await {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
-    if let Some(refused) = not_json(&headers) {
+    if let Some(refused) = not_json(headers) {
         return refused;
     }
     let limit = app.http.max_body_bytes;
@@ -378,21 +381,21 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
             return error_response(StatusCode::PAYLOAD_TOO_LARGE, None, &error);
         }
     };
-    let session = header_string(&headers, SESSION_ID);
+    let session = header_string(headers, SESSION_ID);
     let standard = StandardHeaders {
-        protocol_version: header_string(&headers, "mcp-protocol-version"),
-        method: header_string(&headers, "mcp-method"),
-        name: header_string(&headers, "mcp-name"),
-        params: param_headers(&headers),
+        protocol_version: header_string(headers, "mcp-protocol-version"),
+        method: header_string(headers, "mcp-method"),
+        name: header_string(headers, "mcp-name"),
+        params: param_headers(headers),
     };
     let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);
     let arrival = Arrival {
         principal,
         session: session.as_deref(),
         headers: Some(standard),
-        notifier: accepts_event_stream(&headers).then(|| Notifier::new(notes_tx)),
+        notifier: accepts_event_stream(headers).then(|| Notifier::new(notes_tx)),
         transport: Transport::Tcp,
-        trace: trace_context(&headers),
+        trace: trace_context(headers),
     };
     match app.connection.receive(&bytes, arrival) {
         Step::Run(running) => {
@@ -410,11 +413,12 @@ async fn handle(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: Head
 /// The 415 for a body that does not say it is JSON (a form, text, no type at all): refused
 /// before it is read, rather than run because its bytes happen to parse.
 fn not_json(headers: &HeaderMap) -> Option<Response> {
-    let sent = headers.get(header::CONTENT_TYPE).map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
-    let media_type = sent.as_deref().and_then(|value| value.split(';').next()).map(str::trim);
-    if media_type.is_some_and(|media_type| media_type.eq_ignore_ascii_case("application/json")) {
+    let sent = headers.get(header::CONTENT_TYPE);
+    let media_type = sent.and_then(|value| value.as_bytes().split(|b| *b == b';').next()).map(<[u8]>::trim_ascii);
+    if media_type.is_some_and(|media_type| media_type.eq_ignore_ascii_case(b"application/json")) {
         return None;
     }
+    let sent = sent.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
     let error = Error::invalid_request("Unsupported Content-Type: send the JSON-RPC message as application/json")
         .with_data(serde_json::json!({ "contentType": sent }));
     Some(error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &error))
