@@ -19,7 +19,9 @@ pub(crate) struct InFlight {
 /// free for the next request), and its entry, dropped later, must not take the next one's.
 #[derive(Debug, Default)]
 struct Requests {
-    by_id: HashMap<RequestId, (u64, CancellationToken)>,
+    /// Hashed with foldhash (seeded per process): the ids are the one client's own, and only
+    /// its own requests share the map.
+    by_id: HashMap<RequestId, (u64, CancellationToken), foldhash::fast::RandomState>,
     entered: u64,
 }
 
@@ -36,8 +38,12 @@ pub(crate) struct Entered {
 impl Drop for Entered {
     fn drop(&mut self) {
         let mut requests = self.in_flight.requests.lock().expect("in-flight lock");
-        if requests.by_id.get(&self.id).is_some_and(|(number, _)| *number == self.number) {
-            requests.by_id.remove(&self.id);
+        // Almost always its own entry: taken out at once, and put back in the rare case that
+        // another request took the id since.
+        if let Some((id, entry)) = requests.by_id.remove_entry(&self.id)
+            && entry.0 != self.number
+        {
+            requests.by_id.insert(id, entry);
         }
     }
 }

@@ -22,7 +22,7 @@ pub(crate) enum Listing {
 }
 
 pub(crate) struct ResourceCatalog {
-    fixed: HashMap<String, ResourceRoute>,
+    fixed: HashMap<String, ResourceRoute, foldhash::fast::RandomState>,
     /// Most specific first.
     templates: Vec<ResourceRoute>,
     /// Fixed resources in URI order, for `resources/list`.
@@ -56,7 +56,7 @@ impl ResourceCatalog {
         stamp: Option<&Arc<Implementation>>,
         #[cfg(feature = "skills")] skills: Option<Arc<crate::skills::Live>>,
     ) -> Result<Self, BuildError> {
-        let mut fixed = HashMap::new();
+        let mut fixed = HashMap::default();
         let mut templates = Vec::new();
         for route in routes {
             let template = &route.descriptor.template;

@@ -32,9 +32,11 @@ pub(crate) struct Registry {
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) discover: Arc<Rendered>,
     pub(crate) shared: Arc<Shared>,
-    pub(crate) tools: HashMap<Box<str>, ToolRoute>,
+    /// Found by name on every call: hashed with foldhash, seeded per process, rather than
+    /// SipHash (the names are the server's own; a client only looks them up).
+    pub(crate) tools: HashMap<Box<str>, ToolRoute, foldhash::fast::RandomState>,
     pub(crate) tool_list: RenderedList,
-    pub(crate) prompts: HashMap<Box<str>, PromptRoute>,
+    pub(crate) prompts: HashMap<Box<str>, PromptRoute, foldhash::fast::RandomState>,
     pub(crate) prompt_list: RenderedList,
     pub(crate) resources: ResourceCatalog,
     pub(crate) subscriptions: SubscriptionPolicy,
