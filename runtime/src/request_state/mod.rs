@@ -8,8 +8,6 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
@@ -193,7 +191,7 @@ pub fn sign(
     let mut mac = key.mac.clone();
     mac.update(&w.0);
     w.0.extend_from_slice(&mac.finalize().into_bytes());
-    let token = URL_SAFE_NO_PAD.encode(&w.0);
+    let token = base64_simd::URL_SAFE_NO_PAD.encode_to_string(&w.0);
     if token.len() > MAX_STATE_BYTES {
         tracing::error!(bytes = token.len(), limit = MAX_STATE_BYTES, "round data too large for a requestState");
         return Err(Error::internal());
@@ -233,7 +231,7 @@ pub fn verify(keys: &KeyRing, token: &str, binding: &Binding, now: SystemTime) -
     }
     // The decoder refuses padding and non-zero trailing bits, so each state has exactly one
     // spelling.
-    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| Refusal::Encoding)?;
+    let mut bytes = base64_simd::URL_SAFE_NO_PAD.decode_to_vec(token.as_bytes()).map_err(|_| Refusal::Encoding)?;
     if bytes.len() < 1 + 4 + MAC_LEN || bytes[0] != VERSION {
         return Err(Refusal::Format);
     }
@@ -268,17 +266,18 @@ pub fn verify(keys: &KeyRing, token: &str, binding: &Binding, now: SystemTime) -
     {
         return Err(Refusal::Binding);
     }
-    Ok(StateClaims {
-        expires_at: UNIX_EPOCH + Duration::from_millis(expires_ms),
-        nonce,
-        round: round.to_owned(),
-        data: data.to_vec(),
-    })
+    let round = round.to_owned();
+    // The data is handed back in the buffer it was decoded into, moved to its front.
+    let (start, len) = (data.as_ptr() as usize - bytes.as_ptr() as usize, data.len());
+    bytes.copy_within(start..start + len, 0);
+    bytes.truncate(len);
+    Ok(StateClaims { expires_at: UNIX_EPOCH + Duration::from_millis(expires_ms), nonce, round, data: bytes })
 }
 
 #[cfg(test)]
 mod tests {
-    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 
     use super::*;
     use proptest::prelude::*;
@@ -406,6 +405,25 @@ mod tests {
             let mut text = token.clone();
             text.truncate(token.len() - cut.min(token.len() - 1));
             prop_assert!(verify(&ring(), &text, &binding(), SystemTime::now()).is_err());
+        }
+
+        /// The token is RFC 4648 base64url without padding, as another implementation writes
+        /// it, whatever the length; a last character whose unused bits are set is another
+        /// spelling of the same bytes, and refused.
+        #[test]
+        fn the_spelling_is_canonical_base64url(data in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let (token, claims) = sign(&ring(), &binding(), "R", &data, DEFAULT_STATE_TTL).unwrap();
+            let bytes = URL_SAFE_NO_PAD.decode(&token).unwrap();
+            prop_assert_eq!(&URL_SAFE_NO_PAD.encode(&bytes), &token);
+            prop_assert_eq!(verify(&ring(), &token, &binding(), SystemTime::now()).unwrap(), claims);
+            let unused_bits = match bytes.len() % 3 { 1 => 4, 2 => 2, _ => 0 };
+            if unused_bits > 0 {
+                const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+                let last = ALPHABET.iter().position(|c| *c == *token.as_bytes().last().unwrap()).unwrap();
+                let mut respelled = token.clone().into_bytes();
+                *respelled.last_mut().unwrap() = ALPHABET[last | 1];
+                prop_assert!(verify(&ring(), std::str::from_utf8(&respelled).unwrap(), &binding(), SystemTime::now()).is_err());
+            }
         }
 
         #[test]
