@@ -12,6 +12,39 @@ pub fn boxed<'a, T>(future: impl Future<Output = T> + Send + 'a) -> BoxFuture<'a
     Box::pin(future)
 }
 
+/// A future that is usually ready at once: then it is only its value, and the future it
+/// stands for is never made; when it must wait, that future is boxed. A caller that awaits one
+/// holds a few words across the await rather than the largest future it might have waited for
+/// (generated code awaits these on every call).
+#[doc(hidden)]
+pub enum Quick<'a, T> {
+    /// Ready; `None` once taken.
+    Ready(Option<T>),
+    /// Waiting on boxed work.
+    Waiting(BoxFuture<'a, T>),
+}
+
+impl<'a, T> Quick<'a, T> {
+    pub(crate) fn ready(value: T) -> Self {
+        Quick::Ready(Some(value))
+    }
+
+    pub(crate) fn waiting(work: impl Future<Output = T> + Send + 'a) -> Self {
+        Quick::Waiting(Box::pin(work))
+    }
+}
+
+impl<T: Unpin> Future for Quick<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        match self.get_mut() {
+            Quick::Ready(value) => Poll::Ready(value.take().expect("a Quick future polled after it completed")),
+            Quick::Waiting(work) => work.as_mut().poll(cx),
+        }
+    }
+}
+
 /// Turns a panic while polling `F` into `Err(())`, so that one request's panic costs only that
 /// request: the client gets -32603 and every other request carries on.
 pub(crate) struct CatchPanic<F: ?Sized>(pub(crate) Pin<Box<F>>);

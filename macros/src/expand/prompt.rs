@@ -96,11 +96,10 @@ pub fn expand(attr: &PromptAttr, function: &Function, name: &str) -> TokenStream
                 #(#states)*
             }
 
-            fn get(&self, __get: #p::PromptGet) -> #p::BoxFuture<'_,
+            fn get(&self, mut __get: #p::PromptGet) -> #p::BoxFuture<'_,
                 ::core::result::Result<#p::Outcome<#p::GetPromptResult>, #p::Error>>
             {
                 #p::boxed(async move {
-                    let mut __get = __get;
                     #(#extract)*
                     if let ::core::result::Result::Err(rejection) = __get.finish() {
                         return __get.reject(rejection).await;

@@ -138,9 +138,10 @@ pub fn expand(attr: &ResourceAttr, function: &Function, variables: &[String]) ->
             fn read(&self, __read: #p::ResourceRead) -> #p::BoxFuture<'_,
                 ::core::result::Result<#p::Outcome<#p::ReadResourceResult>, #p::Error>>
             {
+                // Taken apart before the future, which then holds the parts alone.
+                #[allow(unused_mut, unused_variables)]
+                let (__uri, __variables, mut __parts) = __read.into_parts();
                 #p::boxed(async move {
-                    #[allow(unused_mut, unused_variables)]
-                    let (__uri, __variables, mut __parts) = __read.into_parts();
                     #[allow(unused_mut, unused_variables)]
                     let mut __variables = __variables.into_iter();
                     let __cache = #p::CacheHints::new(#ttl_ms, #p::CacheScope::#scope);

@@ -137,14 +137,15 @@ pub fn expand(attr: &ToolAttr, function: &Function) -> TokenStream {
             fn call(&self, __call: #p::ToolCall) -> #p::BoxFuture<'_,
                 ::core::result::Result<#p::Outcome<#p::CallToolResult>, #p::Error>>
             {
+                // Made before the future, which then holds the invocation alone.
+                let mut __invocation = #p::ToolInvocation::new(
+                    __call,
+                    #p::ToolInfo {
+                        destructive: #destructive,
+                        uses_rounds: <Self as #p::ToolDefinition>::uses_rounds(),
+                    },
+                );
                 #p::boxed(async move {
-                    let mut __invocation = #p::ToolInvocation::new(
-                        __call,
-                        #p::ToolInfo {
-                            destructive: #destructive,
-                            uses_rounds: <Self as #p::ToolDefinition>::uses_rounds(),
-                        },
-                    );
                     #(#extract)*
                     if let ::core::result::Result::Err(rejection) = __invocation.finish() {
                         return __invocation.reject(rejection).await;

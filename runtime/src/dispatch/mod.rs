@@ -93,9 +93,29 @@ impl tower::Service<McpRequest> for Dispatch {
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let id = request.id.clone();
-        let routing = route::route(self.clone(), request);
-        Box::pin(async move { Ok(McpResponse::new(id, routing.await.unwrap_or_else(Reply::Error))) })
+        let id = Some(request.id.clone());
+        Box::pin(Responding { id, routing: route::route(self.clone(), request) })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request being routed, answered as the response to its id: the routing future held
+    /// once (an async block would hold it twice, as what it captured and what it awaits).
+    struct Responding<F> {
+        id: Option<crate::RequestId>,
+        #[pin]
+        routing: F,
+    }
+}
+
+impl<F: Future<Output = Result<Reply, crate::Error>>> Future for Responding<F> {
+    type Output = Result<McpResponse, Infallible>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let reply = std::task::ready!(this.routing.poll(cx)).unwrap_or_else(Reply::Error);
+        let id = this.id.take().expect("a request is answered once");
+        Poll::Ready(Ok(McpResponse::new(id, reply)))
     }
 }
 

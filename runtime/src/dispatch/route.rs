@@ -2,6 +2,7 @@
 //! -32020, -32022), then the method (-32601), then the method's own parameters (-32602).
 
 use std::future::Future;
+use std::sync::Arc;
 
 use serde_json::json;
 
@@ -10,16 +11,17 @@ use super::request::{McpRequest, Params, Stream, parse_params};
 use super::response::Reply;
 use crate::context::RequestContext;
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::model::{
     ClientCapabilities, CompleteRequestParams, CompleteResult, JsonObject, PaginatedRequestParams,
     SubscriptionsListenRequestParams, TASKS_EXTENSION, TaskAck, TaskIdParams, UpdateTaskParams,
 };
-use crate::prompt::PromptGet;
+use crate::prompt::{PromptGet, PromptHandler};
 use crate::registry::{Listing, Registry};
-use crate::resource::ResourceRead;
+use crate::resource::{ResourceHandler, ResourceRead};
 use crate::tasks::TaskSupport;
 use crate::telemetry::Nested;
-use crate::tool::ToolCall;
+use crate::tool::{ToolCall, ToolHandler};
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 
 /// Methods earlier revisions had and this one removed.
@@ -35,175 +37,219 @@ const REMOVED: &[&str] = &[
 
 /// Answers one request: its reply, or the error to answer it with.
 ///
-/// The methods that hold much state while they wait (tasks, listen streams, completion, a
-/// computed resource list) are boxed, so that the common path does not carry their size.
+/// Everything before the handler is awaited happens before the future is made, so that the
+/// future holds only the handler's call and what it runs in: a few hundred bytes, made and
+/// freed on every request. The methods that hold much state while they wait (tasks, listen
+/// streams, completion, a computed resource list) are boxed.
 pub(crate) fn route(dispatch: Dispatch, request: McpRequest) -> impl Future<Output = Result<Reply, Error>> + Send {
-    // Taken apart before the future is made: an async fn would keep its argument and the
-    // parts of it both, doubling the size of every request's future.
-    let McpRequest { id, method, principal, meta, params, stream, headers, extensions, origin: _, trace } = request;
+    let routed = plan(&dispatch, request).unwrap_or_else(|error| Routed::Done(Err(error)));
     async move {
-        let dispatch = &dispatch;
-        // The legacy handshake: whatever else is wrong with it, tell the client which versions
-        // this server speaks so that it can switch eras.
-        if &*method == "initialize" {
-            return Err(Error::new(
-                crate::ErrorCode::MethodNotFound,
-                format!(
-                    "Method not found: initialize. This server speaks protocol {} without a handshake; \
-                     send server/discover with _meta instead",
-                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-                ),
-            )
-            .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
+        match routed {
+            Routed::Done(answer) => answer,
+            Routed::Tool { handler, call, running } => Ok(Reply::outcome(running.wrap(handler.call(call)).await?)),
+            Routed::Prompt { handler, get, running } => Ok(Reply::outcome(running.wrap(handler.get(get)).await?)),
+            Routed::Resource { handler, read, running } => Ok(Reply::outcome(running.wrap(handler.read(read)).await?)),
+            Routed::Boxed(work) => work.await,
         }
+    }
+}
 
-        let meta = meta?;
-        let registry = &dispatch.registry;
-        let Stream { cancellation, notifier, shutdown } = stream;
-        let shared = registry.shared.clone();
-        let context_id = id.clone();
-        let context = move || {
-            RequestContext::new(context_id, meta, principal, cancellation, shared)
-                .with_stream(notifier, shutdown)
-                .with_extensions(extensions)
-                .with_trace(trace)
-        };
-        let capabilities = &registry.capabilities;
+/// What a request comes to once everything that needs no waiting is done.
+enum Routed {
+    Done(Result<Reply, Error>),
+    Tool { handler: Arc<dyn ToolHandler>, call: ToolCall, running: Nested },
+    Prompt { handler: Arc<dyn PromptHandler>, get: PromptGet, running: Nested },
+    Resource { handler: Arc<dyn ResourceHandler>, read: ResourceRead, running: Nested },
+    Boxed(BoxFuture<'static, Result<Reply, Error>>),
+}
 
-        match (&*method, params) {
-            ("server/discover", _) => Ok(Reply::rendered(registry.discover.clone())),
-            ("tools/list", Params::Raw(raw)) if capabilities.tools.is_some() => {
-                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-                Ok(Reply::rendered(registry.tool_list.page(p.cursor.as_deref())?))
-            }
-            ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
-                let p = p?;
-                let route = registry.tools.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("tool", &p.name))?;
-                crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
-                let context = context();
-                // Before anything of the call is looked at, a state least of all.
-                context.principal().require_scopes(&route.scopes)?;
-                let as_task = match route.task {
-                    TaskSupport::Never => false,
-                    support => {
-                        let declared = context.client_capabilities().supports_extension(TASKS_EXTENSION);
-                        if support == TaskSupport::Required && !declared {
-                            return Err(tasks_required());
-                        }
-                        declared
+fn done(reply: impl Into<Reply>) -> Result<Routed, Error> {
+    Ok(Routed::Done(Ok(reply.into())))
+}
+
+fn boxed(work: impl Future<Output = Result<Reply, Error>> + Send + 'static) -> Result<Routed, Error> {
+    Ok(Routed::Boxed(Box::pin(work)))
+}
+
+/// Routes `request` as far as it goes without waiting.
+fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
+    let McpRequest { id, method, principal, meta, params, stream, headers, extensions, origin: _, trace } = request;
+    // The legacy handshake: whatever else is wrong with it, tell the client which versions
+    // this server speaks so that it can switch eras.
+    if &*method == "initialize" {
+        return Err(Error::new(
+            crate::ErrorCode::MethodNotFound,
+            format!(
+                "Method not found: initialize. This server speaks protocol {} without a handshake; \
+                 send server/discover with _meta instead",
+                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+            ),
+        )
+        .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
+    }
+
+    let meta = meta?;
+    let registry = &dispatch.registry;
+    // The request's spans, for the handler's to nest in (the closure below takes them).
+    let spans = trace.clone();
+    let Stream { cancellation, notifier, shutdown } = stream;
+    let shared = registry.shared.clone();
+    let context_id = id.clone();
+    let context = move || {
+        RequestContext::new(context_id, meta, principal, cancellation, shared)
+            .with_stream(notifier, shutdown)
+            .with_extensions(extensions)
+            .with_trace(trace)
+    };
+    let capabilities = &registry.capabilities;
+
+    match (&*method, params) {
+        ("server/discover", _) => done(Reply::rendered(registry.discover.clone())),
+        ("tools/list", Params::Raw(raw)) if capabilities.tools.is_some() => {
+            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+            done(Reply::rendered(registry.tool_list.page(p.cursor.as_deref())?))
+        }
+        ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
+            let p = p?;
+            let route = registry.tools.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("tool", &p.name))?;
+            crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
+            let context = context();
+            // Before anything of the call is looked at, a state least of all.
+            context.principal().require_scopes(&route.scopes)?;
+            let as_task = match route.task {
+                TaskSupport::Never => false,
+                support => {
+                    let declared = context.client_capabilities().supports_extension(TASKS_EXTENSION);
+                    if support == TaskSupport::Required && !declared {
+                        return Err(tasks_required());
                     }
-                };
-                let call = ToolCall {
-                    name: route.name.clone(),
-                    arguments: p.arguments.unwrap_or_default(),
-                    input_responses: p.input_responses,
-                    request_state: p.request_state,
-                    context,
-                };
-                if as_task {
-                    return Box::pin(dispatch.tasks.start(registry, route, call)).await;
+                    declared
                 }
-                let handler = route.handler.clone();
-                let running = Nested::handler("tool", &route.name);
-                Ok(Reply::outcome(running.wrap(handler.call(call)).await?))
+            };
+            let call = ToolCall {
+                name: route.name.clone(),
+                arguments: p.arguments.unwrap_or_default(),
+                input_responses: p.input_responses,
+                request_state: p.request_state,
+                context,
+            };
+            if as_task {
+                let dispatch = dispatch.clone();
+                return boxed(async move {
+                    let registry = &dispatch.registry;
+                    let route = registry.tools.get(call.name.as_ref()).expect("the tool was found just before");
+                    dispatch.tasks.start(registry, route, call).await
+                });
             }
-            (method @ ("tasks/get" | "tasks/update" | "tasks/cancel"), Params::Raw(raw)) if registry.runs_tasks() => {
-                let context = context();
-                // The capability is checked before the task is looked up.
-                if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
-                    return Err(tasks_required());
+            let running = Nested::handler(&spans, "tool", &route.name);
+            Ok(Routed::Tool { handler: route.handler.clone(), call, running })
+        }
+        (method @ ("tasks/get" | "tasks/update" | "tasks/cancel"), Params::Raw(raw)) if registry.runs_tasks() => {
+            let context = context();
+            // The capability is checked before the task is looked up.
+            if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
+                return Err(tasks_required());
+            }
+            let dispatch = dispatch.clone();
+            match method {
+                "tasks/get" => {
+                    let p: TaskIdParams = parse_params(raw.as_deref())?;
+                    boxed(async move {
+                        let task = dispatch.tasks.get(&dispatch.registry, &context, &p.task_id).await?;
+                        Ok(Box::new(task).into())
+                    })
                 }
-                let tasks = &dispatch.tasks;
-                match method {
-                    "tasks/get" => {
-                        let p: TaskIdParams = parse_params(raw.as_deref())?;
-                        Ok(Box::new(Box::pin(tasks.get(registry, &context, &p.task_id)).await?).into())
-                    }
-                    "tasks/update" => {
-                        let p: UpdateTaskParams = parse_params(raw.as_deref())?;
-                        Box::pin(tasks.update(registry, &context, &p.task_id, &p.input_responses)).await?;
+                "tasks/update" => {
+                    let p: UpdateTaskParams = parse_params(raw.as_deref())?;
+                    boxed(async move {
+                        dispatch.tasks.update(&dispatch.registry, &context, &p.task_id, &p.input_responses).await?;
                         Ok(TaskAck::default().into())
-                    }
-                    _ => {
-                        let p: TaskIdParams = parse_params(raw.as_deref())?;
-                        Box::pin(tasks.cancel(registry, &context, &p.task_id)).await?;
+                    })
+                }
+                _ => {
+                    let p: TaskIdParams = parse_params(raw.as_deref())?;
+                    boxed(async move {
+                        dispatch.tasks.cancel(&dispatch.registry, &context, &p.task_id).await?;
                         Ok(TaskAck::default().into())
-                    }
+                    })
                 }
             }
-            ("prompts/list", Params::Raw(raw)) if capabilities.prompts.is_some() => {
-                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-                Ok(Reply::rendered(registry.prompt_list.page(p.cursor.as_deref())?))
-            }
-            ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
-                let p = p?;
-                let route =
-                    registry.prompts.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("prompt", &p.name))?;
-                let context = context();
-                context.principal().require_scopes(&route.scopes)?;
-                let get = PromptGet::new(
-                    route.name.clone(),
-                    p.arguments.unwrap_or_default(),
-                    p.input_responses,
-                    p.request_state,
-                    context,
-                    route.uses_rounds,
-                );
-                let running = Nested::handler("prompt", &route.name);
-                Ok(Reply::outcome(running.wrap(route.handler.get(get)).await?))
-            }
-            ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
-                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-                Ok(match Box::pin(registry.resources.list_page(p.cursor.as_deref(), &context())).await? {
+        }
+        ("prompts/list", Params::Raw(raw)) if capabilities.prompts.is_some() => {
+            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+            done(Reply::rendered(registry.prompt_list.page(p.cursor.as_deref())?))
+        }
+        ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
+            let p = p?;
+            let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("prompt", &p.name))?;
+            let context = context();
+            context.principal().require_scopes(&route.scopes)?;
+            let get = PromptGet::new(
+                route.name.clone(),
+                p.arguments.unwrap_or_default(),
+                p.input_responses,
+                p.request_state,
+                context,
+                route.uses_rounds,
+            );
+            let running = Nested::handler(&spans, "prompt", &route.name);
+            Ok(Routed::Prompt { handler: route.handler.clone(), get, running })
+        }
+        ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
+            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+            let (dispatch, context) = (dispatch.clone(), context());
+            boxed(async move {
+                Ok(match dispatch.registry.resources.list_page(p.cursor.as_deref(), &context).await? {
                     Listing::Rendered(rendered) => Reply::rendered(rendered),
                     Listing::Computed(page) => page.into(),
                 })
-            }
-            ("resources/templates/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
-                let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-                Ok(Reply::rendered(registry.resources.template_page(p.cursor.as_deref())?))
-            }
-            ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
-                let p = p?;
-                #[cfg(feature = "skills")]
-                if let Some(read) =
-                    registry.skills.as_deref().and_then(|skills| super::skills::read(registry, skills, &p.uri))
-                {
-                    return Ok(read?.into());
-                }
-                let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
-                let found = registry.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
-                let context = context();
-                context.principal().require_scopes(&found.route.scopes)?;
-                let read = ResourceRead {
-                    uri: p.uri,
-                    variables: found.variables,
-                    input_responses: p.input_responses,
-                    request_state: p.request_state,
-                    context,
-                };
-                let template = found.route.descriptor.template.as_str();
-                let running = Nested::handler("resource", template);
-                Ok(Reply::outcome(running.wrap(found.route.handler.read(read)).await?))
-            }
-            ("completion/complete", Params::Raw(raw)) if capabilities.completions.is_some() => {
-                let p: CompleteRequestParams = parse_params(raw.as_deref())?;
-                let completion = Box::pin(super::complete::answer(registry, p, context())).await?;
-                Ok(CompleteResult { completion, ..Default::default() }.into())
-            }
-            #[cfg(feature = "skills")]
-            (method, Params::Raw(raw)) if super::skills::METHODS.contains(&method) => {
-                match registry.skills.as_deref() {
-                    Some(skills) => super::skills::answer(registry, skills, method, raw.as_deref()),
-                    None => Err(not_found(method, registry)),
-                }
-            }
-            ("subscriptions/listen", Params::Raw(raw)) => {
-                let p: SubscriptionsListenRequestParams = parse_params(raw.as_deref())?;
-                Ok(Box::pin(super::listen::listen(dispatch, &id, p.notifications, context())).await?.into())
-            }
-            (method, _) => Err(not_found(method, registry)),
+            })
         }
+        ("resources/templates/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
+            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+            done(Reply::rendered(registry.resources.template_page(p.cursor.as_deref())?))
+        }
+        ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
+            let p = p?;
+            #[cfg(feature = "skills")]
+            if let Some(read) =
+                registry.skills.as_deref().and_then(|skills| super::skills::read(registry, skills, &p.uri))
+            {
+                return done(read?);
+            }
+            let uri = crate::uri::normalize(&p.uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+            let found = registry.resources.find(&uri).ok_or_else(|| Error::resource_not_found(&p.uri))?;
+            let context = context();
+            context.principal().require_scopes(&found.route.scopes)?;
+            let read = ResourceRead {
+                uri: p.uri,
+                variables: found.variables,
+                input_responses: p.input_responses,
+                request_state: p.request_state,
+                context,
+            };
+            let running = Nested::handler(&spans, "resource", found.route.descriptor.template.as_str());
+            Ok(Routed::Resource { handler: found.route.handler.clone(), read, running })
+        }
+        ("completion/complete", Params::Raw(raw)) if capabilities.completions.is_some() => {
+            let p: CompleteRequestParams = parse_params(raw.as_deref())?;
+            let (dispatch, context) = (dispatch.clone(), context());
+            boxed(async move {
+                let completion = super::complete::answer(&dispatch.registry, p, context).await?;
+                Ok(CompleteResult { completion, ..Default::default() }.into())
+            })
+        }
+        #[cfg(feature = "skills")]
+        (method, Params::Raw(raw)) if super::skills::METHODS.contains(&method) => match registry.skills.as_deref() {
+            Some(skills) => done(super::skills::answer(registry, skills, method, raw.as_deref())?),
+            None => Err(not_found(method, registry)),
+        },
+        ("subscriptions/listen", Params::Raw(raw)) => {
+            let p: SubscriptionsListenRequestParams = parse_params(raw.as_deref())?;
+            let (dispatch, context) = (dispatch.clone(), context());
+            boxed(async move { Ok(super::listen::listen(&dispatch, &id, p.notifications, context).await?.into()) })
+        }
+        (method, _) => Err(not_found(method, registry)),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::context::RequestContext;
 use crate::error::{BuildError, Error, Rejection};
 use crate::extract::{Extracted, FromRequest, RequestParts, Requirements, ViaArgument, ViaExtractor};
 use crate::future::BoxFuture;
+use crate::future::Quick;
 use crate::model::{Completion, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage};
 use crate::rounds::{Ask, OutcomeContext, RoundDriver, Rounds, Step};
 
@@ -76,27 +77,26 @@ impl PromptGet {
     }
 
     /// For a single-use round: claims the state before the prompt runs.
-    pub async fn begin_single_use(&mut self) -> Result<(), Error> {
-        self.parts.driver_mut().begin_single_use().await
+    pub fn begin_single_use(&mut self) -> Quick<'_, Result<(), Error>> {
+        self.parts.driver_mut().begin_single_use()
     }
 
     /// Settles a single-use claim from the prompt's result.
-    pub async fn settle(
+    pub fn settle(
         &mut self,
         outcome: Result<Outcome<GetPromptResult>, Error>,
-    ) -> Result<Outcome<GetPromptResult>, Error> {
-        self.parts.driver_mut().settle(outcome).await
+    ) -> Quick<'_, Result<Outcome<GetPromptResult>, Error>> {
+        self.parts.driver_mut().settle(outcome)
     }
 
     /// Answers a rejected parameter: an error (prompts have no error results), or the same
     /// questions again (unless the state was already used).
-    pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<GetPromptResult>, Error> {
-        self.parts.driver_mut().may_reask(&rejection).await?;
-        match rejection {
+    pub fn reject(&mut self, rejection: Rejection) -> Quick<'_, Result<Outcome<GetPromptResult>, Error>> {
+        self.parts.driver_mut().reject(rejection, |rejection| match rejection {
             Rejection::Argument(message) => Err(Error::invalid_params(message)),
             Rejection::Protocol(error) => Err(error),
             Rejection::Reask { result, .. } => Ok(Outcome::InputRequired(*result)),
-        }
+        })
     }
 }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{AnswerSet, Ask, Round, Rounds};
 use crate::context::RequestContext;
 use crate::error::{Error, Rejection};
+use crate::future::Quick;
 use crate::model::{
     CallToolResult, ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
     JsonObject, Outcome,
@@ -306,9 +307,16 @@ impl RoundDriver {
     }
 
     /// For a single-use round: takes the nonce before the handler runs, refusing a replay. The
-    /// claim is held while the handler runs and settled by [`settle`](Self::settle).
-    pub async fn begin_single_use(&mut self) -> Result<(), Error> {
-        let Some(session) = self.session.as_ref().filter(|s| s.single_use).cloned() else { return Ok(()) };
+    /// claim is held while the handler runs and settled by [`settle`](Self::settle). Ready at
+    /// once for every other call.
+    pub fn begin_single_use(&mut self) -> Quick<'_, Result<(), Error>> {
+        match self.session.as_ref().filter(|s| s.single_use).cloned() {
+            None => Quick::ready(Ok(())),
+            Some(session) => Quick::waiting(self.claim(session)),
+        }
+    }
+
+    async fn claim(&mut self, session: RoundSession) -> Result<(), Error> {
         let store = self.context.rounds().store.clone();
         let claiming = Nested::state("claim", store.system());
         match claiming.wrap(store.begin(session.nonce, session.expires_at)).await {
@@ -328,8 +336,20 @@ impl RoundDriver {
 
     /// Settles a single-use claim from the handler's result: a completed round (a result that
     /// is not a failure, or a next round) uses the state up; a failure, an error or a cancel
-    /// leaves it usable until it expires.
-    pub async fn settle<T: Settles + crate::model::MayRequireInput>(
+    /// leaves it usable until it expires. Ready at once when the call claimed nothing (only a
+    /// single-use round claims).
+    pub fn settle<T: Settles + crate::model::MayRequireInput + Send + Unpin + 'static>(
+        &mut self,
+        outcome: Result<Outcome<T>, Error>,
+    ) -> Quick<'_, Result<Outcome<T>, Error>> {
+        if self.session.as_ref().is_some_and(|s| s.single_use) {
+            Quick::waiting(self.settle_claim(outcome))
+        } else {
+            Quick::ready(outcome)
+        }
+    }
+
+    async fn settle_claim<T: Settles + crate::model::MayRequireInput>(
         &mut self,
         outcome: Result<Outcome<T>, Error>,
     ) -> Result<Outcome<T>, Error> {
@@ -355,8 +375,24 @@ impl RoundDriver {
         }
     }
 
+    /// Answers a rejected parameter as `answer` says, unless it would ask the same questions
+    /// again of a state already used. Ready at once when nothing needs checking.
+    pub(crate) fn reject<T: crate::model::MayRequireInput + Send + Unpin + 'static>(
+        &mut self,
+        rejection: Rejection,
+        answer: fn(Rejection) -> Result<Outcome<T>, Error>,
+    ) -> Quick<'_, Result<Outcome<T>, Error>> {
+        if !matches!(rejection, Rejection::Reask { nonce: Some(_), .. }) {
+            return Quick::ready(answer(rejection));
+        }
+        Quick::waiting(async move {
+            self.may_reask(&rejection).await?;
+            answer(rejection)
+        })
+    }
+
     /// Whether asking the same questions again is allowed: not for a state already used.
-    pub(crate) async fn may_reask(&mut self, rejection: &Rejection) -> Result<(), Error> {
+    async fn may_reask(&mut self, rejection: &Rejection) -> Result<(), Error> {
         if let Rejection::Reask { nonce: Some(nonce), .. } = rejection {
             let store = &self.context.rounds().store;
             let checking = Nested::state("check", store.system());

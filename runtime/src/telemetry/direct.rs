@@ -222,6 +222,14 @@ pub(super) fn child(name: &dyn Fn() -> String, _span: &tracing::Span) -> Option<
     })
 }
 
+/// A span nested in the recorded span of `parent`.
+pub(super) fn child_of(parent: &Context, name: &dyn Fn() -> String) -> Option<Context> {
+    Some(match TRACER.get()? {
+        FrameworkTracer::Sdk { tracer, .. } => parent.with_span(tracer.start_with_context(name(), parent)),
+        FrameworkTracer::Global(tracer) => parent.with_span(tracer.start_with_context(name(), parent)),
+    })
+}
+
 /// Sets an attribute on the span of `context`, if it is recorded.
 pub(super) fn record(context: Option<&Context>, key: &'static str, value: impl FnOnce() -> Value) {
     if let Some(context) = context {

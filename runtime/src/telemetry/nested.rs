@@ -6,7 +6,7 @@ use std::future::Future;
 
 use tracing::Instrument as _;
 
-use super::spans;
+use super::{Trace, spans};
 
 /// A nested span; ended when dropped (or when the future it [wraps](Self::wrap) ends).
 #[derive(Debug)]
@@ -28,10 +28,15 @@ impl Nested {
         }
     }
 
-    /// A handler of `kind` (`tool`, `prompt`, `resource`) named `name` running.
-    pub(crate) fn handler(kind: &'static str, name: &str) -> Self {
-        let span = spans::handler(kind, name);
-        Nested::new(span, &|| format!("handler {name}"))
+    /// A handler of `kind` (`tool`, `prompt`, `resource`) named `name` running, in the
+    /// request's spans `trace` (made before the request's future runs inside them).
+    pub(crate) fn handler(trace: &Trace, kind: &'static str, name: &str) -> Self {
+        let span = spans::handler(&trace.span, kind, name);
+        Nested {
+            #[cfg(feature = "otel")]
+            otel: trace.otel.as_ref().and_then(|parent| super::direct::child_of(parent, &|| format!("handler {name}"))),
+            span,
+        }
     }
 
     /// A `requestState` step (`verify`, `claim`, `settle`, `check`); `system` names the replay

@@ -81,10 +81,12 @@ pub(super) fn server(info: &RequestInfo<'_>) -> Span {
 /// The level of the spans nested in a request's server span.
 pub(super) const NESTED: tracing::Level = tracing::Level::INFO;
 
-/// The span of a handler running: `handler {name}`.
-pub(super) fn handler(kind: &'static str, name: &str) -> Span {
+/// The span of a handler running: `handler {name}`, a child of `request` (the request's span)
+/// when that one is seen, else of whatever span is current.
+pub(super) fn handler(request: &Span, kind: &'static str, name: &str) -> Span {
     tracing::span!(
         target: "mcp_rounds::handler",
+        parent: request.id().or_else(|| Span::current().id()),
         NESTED,
         "mcp.handler",
         otel.name = %format_args!("handler {name}"),

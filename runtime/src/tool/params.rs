@@ -10,6 +10,7 @@ use super::ToolCall;
 use crate::context::RequestContext;
 use crate::error::{Error, Rejection};
 use crate::extract::{Extracted, FromRequest, RequestParts, Requirements, ViaArgs, ViaArgument, ViaExtractor};
+use crate::future::Quick;
 use crate::model::{CallToolResult, JsonObject, Outcome};
 use crate::rounds::{OutcomeContext, RoundDriver};
 use crate::schema::{InputSchema, accepts_null};
@@ -98,27 +99,26 @@ impl ToolInvocation {
 
     /// For a single-use round: claims the state before the handler runs (see
     /// [`RoundDriver::begin_single_use`]).
-    pub async fn begin_single_use(&mut self) -> Result<(), Error> {
-        self.parts.driver_mut().begin_single_use().await
+    pub fn begin_single_use(&mut self) -> Quick<'_, Result<(), Error>> {
+        self.parts.driver_mut().begin_single_use()
     }
 
     /// Settles a single-use claim from the handler's result (see [`RoundDriver::settle`]).
-    pub async fn settle(
+    pub fn settle(
         &mut self,
         outcome: Result<Outcome<CallToolResult>, Error>,
-    ) -> Result<Outcome<CallToolResult>, Error> {
-        self.parts.driver_mut().settle(outcome).await
+    ) -> Quick<'_, Result<Outcome<CallToolResult>, Error>> {
+        self.parts.driver_mut().settle(outcome)
     }
 
     /// Answers a rejected parameter: a tool error the model can read, a protocol error, or the
     /// same questions again (unless the state was already used).
-    pub async fn reject(&mut self, rejection: Rejection) -> Result<Outcome<CallToolResult>, Error> {
-        self.parts.driver_mut().may_reask(&rejection).await?;
-        match rejection {
+    pub fn reject(&mut self, rejection: Rejection) -> Quick<'_, Result<Outcome<CallToolResult>, Error>> {
+        self.parts.driver_mut().reject(rejection, |rejection| match rejection {
             Rejection::Argument(message) => Ok(CallToolResult::error(message).into()),
             Rejection::Protocol(error) => Err(error),
             Rejection::Reask { result, .. } => Ok(Outcome::InputRequired(*result)),
-        }
+        })
     }
 }
 

@@ -94,6 +94,14 @@ pub trait Authenticator: Send + Sync + 'static {
     /// The principal, or why there is none.
     fn authenticate<'a>(&'a self, request: &'a AuthRequest<'a>) -> BoxFuture<'a, Result<Principal, Unauthorized>>;
 
+    /// The principal (or why there is none) when it is known without waiting, as with a fixed
+    /// list of tokens; `None`, the default, means asking [`authenticate`](Self::authenticate).
+    /// The endpoint asks this first, and then needs no future for the request at all.
+    fn authenticate_now(&self, request: &AuthRequest<'_>) -> Option<Result<Principal, Unauthorized>> {
+        let _ = request;
+        None
+    }
+
     /// The OAuth protected resource the endpoint is, if it is one: its metadata is served at
     /// `/.well-known/oauth-protected-resource` and named by every challenge.
     fn protected_resource(&self) -> Option<ProtectedResource> {
@@ -128,20 +136,28 @@ impl BearerTokens {
     }
 }
 
+impl BearerTokens {
+    fn check(&self, request: &AuthRequest<'_>) -> Result<Principal, Unauthorized> {
+        let Some(presented) = request.bearer_token() else { return Err(Unauthorized::missing()) };
+        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        let mut found = None;
+        // Every entry is compared, so the time taken does not say which one matched.
+        for (candidate, principal) in &self.tokens {
+            if bool::from(candidate.ct_eq(&digest)) {
+                found = Some(principal.clone());
+            }
+        }
+        found.ok_or_else(|| Unauthorized::invalid_token("The token is not one this server issued"))
+    }
+}
+
 impl Authenticator for BearerTokens {
     fn authenticate<'a>(&'a self, request: &'a AuthRequest<'a>) -> BoxFuture<'a, Result<Principal, Unauthorized>> {
-        Box::pin(async move {
-            let Some(presented) = request.bearer_token() else { return Err(Unauthorized::missing()) };
-            let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
-            let mut found = None;
-            // Every entry is compared, so the time taken does not say which one matched.
-            for (candidate, principal) in &self.tokens {
-                if bool::from(candidate.ct_eq(&digest)) {
-                    found = Some(principal.clone());
-                }
-            }
-            found.ok_or_else(|| Unauthorized::invalid_token("The token is not one this server issued"))
-        })
+        Box::pin(std::future::ready(self.check(request)))
+    }
+
+    fn authenticate_now(&self, request: &AuthRequest<'_>) -> Option<Result<Principal, Unauthorized>> {
+        Some(self.check(request))
     }
 }
 
@@ -152,7 +168,11 @@ pub(super) struct Anonymous;
 
 impl Authenticator for Anonymous {
     fn authenticate<'a>(&'a self, _: &'a AuthRequest<'a>) -> BoxFuture<'a, Result<Principal, Unauthorized>> {
-        Box::pin(async { Ok(Principal::anonymous()) })
+        Box::pin(std::future::ready(Ok(Principal::anonymous())))
+    }
+
+    fn authenticate_now(&self, _: &AuthRequest<'_>) -> Option<Result<Principal, Unauthorized>> {
+        Some(Ok(Principal::anonymous()))
     }
 }
 

@@ -326,7 +326,12 @@ async fn admit(app: &App, uri: &axum::http::Uri, headers: &HeaderMap) -> Result<
         }
     }
     let request = AuthRequest::new(headers, app.resource.as_deref());
-    match app.http.authenticator.authenticate(&request).await {
+    let authenticator = &app.http.authenticator;
+    let authenticated = match authenticator.authenticate_now(&request) {
+        Some(authenticated) => authenticated,
+        None => authenticator.authenticate(&request).await,
+    };
+    match authenticated {
         Ok(principal) => Ok(principal),
         Err(refusal) => {
             let mut response = Response::new(Body::empty());
@@ -399,7 +404,10 @@ async fn handle(State(app): State<Arc<App>>, request: axum::extract::Request) ->
     };
     match app.connection.receive(&bytes, arrival) {
         Step::Run(running) => {
-            let mut response = respond::answer(running, notes_rx, app.http.keep_alive).await;
+            let mut response = match respond::answer(running, notes_rx, app.http.keep_alive) {
+                Ok(response) => response,
+                Err(waiting) => waiting.await,
+            };
             if let Some(NeedsScope(scope)) = response.extensions_mut().remove::<NeedsScope>() {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, app.challenges.insufficient_scope(&scope));
             }

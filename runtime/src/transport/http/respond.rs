@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::connection::{Answered, Era, Refusal, Running};
 use crate::error::{Error, ErrorCode};
+use crate::future::BoxFuture;
 use crate::jsonrpc;
 
 /// On a `403` answer: the scopes the request needs, space-separated.
@@ -80,13 +81,22 @@ fn answered_response(era: Era, answered: Answered) -> Response {
 /// Runs the request and answers: with JSON when it finishes without anything to stream
 /// first, else with an event stream of its notifications and then its answer. Closing the
 /// stream cancels the request.
-pub(super) async fn answer(running: Running, mut notes: mpsc::Receiver<Vec<u8>>, keep_alive: Duration) -> Response {
+///
+/// Most requests need no waiting: those are answered right here, with no task or future of
+/// their own (`Ok`). Otherwise the request runs on a task of its own, and the response is
+/// what the returned future makes of it.
+pub(super) fn answer(
+    running: Running,
+    mut notes: mpsc::Receiver<Vec<u8>>,
+    keep_alive: Duration,
+) -> Result<Response, BoxFuture<'static, Response>> {
     let Running { era, cancellation, mut answer } = running;
-    // Most requests need no waiting: answer those right here, without a task of their own.
-    let first_poll = std::future::poll_fn(|cx| std::task::Poll::Ready(answer.as_mut().poll(cx))).await;
-    if let std::task::Poll::Ready(answered) = first_poll {
-        let Some(answered) = answered else { return StatusCode::NO_CONTENT.into_response() };
-        return match notes.try_recv() {
+    // A waker that does nothing is enough: a request not done at once is polled again, with
+    // the waker of the task it then runs on.
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    if let std::task::Poll::Ready(answered) = answer.as_mut().poll(&mut context) {
+        let Some(answered) = answered else { return Ok(StatusCode::NO_CONTENT.into_response()) };
+        return Ok(match notes.try_recv() {
             Err(_) => answered_response(era, answered),
             // It notified before answering: the notifications go first, on an event stream.
             Ok(first) => {
@@ -94,7 +104,7 @@ pub(super) async fn answer(running: Running, mut notes: mpsc::Receiver<Vec<u8>>,
                 let _ = done_tx.send(answered);
                 stream_response(first, notes, done_rx, cancellation.drop_guard(), keep_alive)
             }
-        };
+        });
     }
     let (done_tx, done_rx) = oneshot::channel();
     let watch = cancellation.clone();
@@ -109,7 +119,7 @@ pub(super) async fn answer(running: Running, mut notes: mpsc::Receiver<Vec<u8>>,
             }
         }
     });
-    respond(notes, done_rx, cancellation.drop_guard(), era, keep_alive).await
+    Err(Box::pin(respond(notes, done_rx, cancellation.drop_guard(), era, keep_alive)))
 }
 
 /// Answers with JSON when the request finishes before it has anything to stream, and with an
