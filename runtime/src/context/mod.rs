@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "http")]
+pub(crate) use notifier::Notes;
 pub use notifier::Notifier;
 pub use principal::{Principal, is_scope_token};
 pub(crate) use shared::{RoundsConfig, Shared, StateMap};

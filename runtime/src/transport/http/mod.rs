@@ -42,7 +42,6 @@ use axum::routing::{get, post};
 use futures_util::StreamExt as _;
 use futures_util::stream;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::connection::session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
@@ -393,18 +392,24 @@ async fn handle(State(app): State<Arc<App>>, request: axum::extract::Request) ->
         name: header_string(headers, "mcp-name"),
         params: param_headers(headers),
     };
-    let (notes_tx, notes_rx) = mpsc::channel(STREAM_BUFFER);
+    // Made only when the client reads event streams: it may notify before the answer.
+    let (notifier, notes) = if accepts_event_stream(headers) {
+        let (notifier, notes) = Notifier::deferred(STREAM_BUFFER);
+        (Some(notifier), Some(notes))
+    } else {
+        (None, None)
+    };
     let arrival = Arrival {
         principal,
         session: session.as_deref(),
         headers: Some(standard),
-        notifier: accepts_event_stream(headers).then(|| Notifier::new(notes_tx)),
+        notifier,
         transport: Transport::Tcp,
         trace: trace_context(headers),
     };
     match app.connection.receive(&bytes, arrival) {
         Step::Run(running) => {
-            let mut response = match respond::answer(running, notes_rx, app.http.keep_alive) {
+            let mut response = match respond::answer(running, notes, app.http.keep_alive) {
                 Ok(response) => response,
                 Err(waiting) => waiting.await,
             };

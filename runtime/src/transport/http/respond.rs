@@ -12,6 +12,7 @@ use futures_util::stream::{self, Stream};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::connection::{Answered, Era, Refusal, Running};
+use crate::context::Notes;
 use crate::error::{Error, ErrorCode};
 use crate::future::BoxFuture;
 use crate::jsonrpc;
@@ -87,7 +88,7 @@ fn answered_response(era: Era, answered: Answered) -> Response {
 /// what the returned future makes of it.
 pub(super) fn answer(
     running: Running,
-    mut notes: mpsc::Receiver<Vec<u8>>,
+    notes: Option<Notes>,
     keep_alive: Duration,
 ) -> Result<Response, BoxFuture<'static, Response>> {
     let Running { era, cancellation, mut answer } = running;
@@ -96,6 +97,11 @@ pub(super) fn answer(
     let mut context = std::task::Context::from_waker(std::task::Waker::noop());
     if let std::task::Poll::Ready(answered) = answer.as_mut().poll(&mut context) {
         let Some(answered) = answered else { return Ok(StatusCode::NO_CONTENT.into_response()) };
+        // Nothing was sent, nor can be now: dropping `notes` closes the stream.
+        let Some(notes) = notes.filter(|notes| !notes.untouched()) else {
+            return Ok(answered_response(era, answered));
+        };
+        let mut notes = notes.into_receiver();
         return Ok(match notes.try_recv() {
             Err(_) => answered_response(era, answered),
             // It notified before answering: the notifications go first, on an event stream.
@@ -106,6 +112,9 @@ pub(super) fn answer(
             }
         });
     }
+    // A client that reads no event stream gets no notifications: a receiver that never
+    // receives stands in for them.
+    let notes = notes.map_or_else(|| mpsc::channel(1).1, Notes::into_receiver);
     let (done_tx, done_rx) = oneshot::channel();
     let watch = cancellation.clone();
     tokio::spawn(async move {
