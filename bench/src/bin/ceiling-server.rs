@@ -77,7 +77,13 @@ async fn main() -> std::io::Result<()> {
             } else {
                 Router::new().route("/mcp", post(answer))
             };
-            axum::serve(listener, router).await
+            // Ends on Ctrl-C (SIGINT) as the other servers do, also when started in the
+            // background, where SIGINT's default action is to be ignored.
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await
         }
         _ => tokio::task::spawn_blocking(stdio).await.expect("the loop does not panic"),
     }
