@@ -72,7 +72,7 @@ pub fn render(out: &mut String, servers: &[Rows<'_>]) {
     let _ = writeln!(out, "\n| CPU per call, paired per run | {} |", labels.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(labels.len()));
     for other in servers.iter().filter(|s| s.name != "mcp-rounds") {
-        let ours_first = !other.name.starts_with("mcp-rounds");
+        let (label, ours_first) = crate::against_ours(other.name);
         let cells: Vec<String> = ours
             .rows
             .iter()
@@ -82,8 +82,6 @@ pub fn render(out: &mut String, servers: &[Rows<'_>]) {
                 if ratio.is_finite() { format!("{ratio:.2}×") } else { "–".into() }
             })
             .collect();
-        let label =
-            if ours_first { format!("mcp-rounds ÷ {}", other.name) } else { format!("{} ÷ mcp-rounds", other.name) };
         let _ = writeln!(out, "| {label} | {} |", cells.join(" | "));
     }
     let _ = writeln!(out);

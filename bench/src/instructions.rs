@@ -122,10 +122,11 @@ pub fn render(out: &mut String, counted: &[Counted]) {
         _ => "–".into(),
     };
     for c in counted.iter().filter(|c| c.name != "mcp-rounds") {
-        let (label, stdio, http) = if c.name.starts_with("mcp-rounds") {
-            (format!("{} ÷ mcp-rounds", c.name), ratio(c.stdio, ours.stdio), ratio(c.http, ours.http))
+        let (label, ours_first) = crate::against_ours(c.name);
+        let (stdio, http) = if ours_first {
+            (ratio(ours.stdio, c.stdio), ratio(ours.http, c.http))
         } else {
-            (format!("mcp-rounds ÷ {}", c.name), ratio(ours.stdio, c.stdio), ratio(ours.http, c.http))
+            (ratio(c.stdio, ours.stdio), ratio(c.http, ours.http))
         };
         let _ = writeln!(out, "| {label} | {stdio} | {http} |");
     }

@@ -109,6 +109,16 @@ fn exporting(collector: &str, ratio: Option<&str>) -> Vec<(&'static str, String)
     env
 }
 
+/// How `other` is set against mcp-rounds in a table of ratios: a build of our own (baseline,
+/// exporting) over ours, ours over anyone else's. The label, and whether ours is on top.
+pub fn against_ours(other: &str) -> (String, bool) {
+    if other.starts_with("mcp-rounds") {
+        (format!("{other} ÷ mcp-rounds"), false)
+    } else {
+        (format!("mcp-rounds ÷ {other}"), true)
+    }
+}
+
 /// The report name of the mcp-rounds server exporting every request's spans over OTLP.
 pub const OTEL: &str = "mcp-rounds + OTLP";
 /// The report name of the mcp-rounds server exporting 1% of the requests' spans over OTLP.

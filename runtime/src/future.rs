@@ -18,15 +18,15 @@ pub fn boxed<'a, T>(future: impl Future<Output = T> + Send + 'a) -> BoxFuture<'a
 /// (generated code awaits these on every call).
 #[doc(hidden)]
 pub enum Quick<'a, T> {
-    /// Ready; `None` once taken.
-    Ready(Option<T>),
+    /// Ready with its value.
+    Ready(std::future::Ready<T>),
     /// Waiting on boxed work.
     Waiting(BoxFuture<'a, T>),
 }
 
 impl<'a, T> Quick<'a, T> {
     pub(crate) fn ready(value: T) -> Self {
-        Quick::Ready(Some(value))
+        Quick::Ready(std::future::ready(value))
     }
 
     pub(crate) fn waiting(work: impl Future<Output = T> + Send + 'a) -> Self {
@@ -34,12 +34,12 @@ impl<'a, T> Quick<'a, T> {
     }
 }
 
-impl<T: Unpin> Future for Quick<'_, T> {
+impl<T> Future for Quick<'_, T> {
     type Output = T;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         match self.get_mut() {
-            Quick::Ready(value) => Poll::Ready(value.take().expect("a Quick future polled after it completed")),
+            Quick::Ready(value) => Pin::new(value).poll(cx),
             Quick::Waiting(work) => work.as_mut().poll(cx),
         }
     }

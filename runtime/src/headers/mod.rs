@@ -3,6 +3,8 @@
 //! (SEP-2243), checked against the body they summarize. Any header missing, malformed or
 //! disagreeing with the body is -32020.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
@@ -34,9 +36,14 @@ pub struct StandardHeaders {
 /// to UTF-8; `None` when it does not. A value that only starts or only ends like the
 /// sentinel is literal.
 pub fn decode_value(value: &str) -> Option<String> {
+    decoded(value).map(Cow::into_owned)
+}
+
+/// [`decode_value`], a plain value borrowed rather than copied.
+fn decoded(value: &str) -> Option<Cow<'_, str>> {
     match base64_payload(value) {
-        Some(encoded) => STANDARD.decode(encoded).ok().and_then(|bytes| String::from_utf8(bytes).ok()),
-        None => Some(value.to_owned()),
+        Some(encoded) => STANDARD.decode(encoded).ok().and_then(|bytes| String::from_utf8(bytes).ok()).map(Cow::Owned),
+        None => Some(Cow::Borrowed(value)),
     }
 }
 
@@ -48,11 +55,11 @@ fn base64_payload(value: &str) -> Option<&str> {
 #[derive(Deserialize)]
 struct Named<'a> {
     #[serde(borrow, default)]
-    name: Option<std::borrow::Cow<'a, str>>,
+    name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    uri: Option<std::borrow::Cow<'a, str>>,
+    uri: Option<Cow<'a, str>>,
     #[serde(borrow, default, rename = "taskId")]
-    task_id: Option<std::borrow::Cow<'a, str>>,
+    task_id: Option<Cow<'a, str>>,
 }
 
 fn mismatch(header: &str, header_value: &str, body_value: &str) -> Error {
@@ -113,11 +120,7 @@ impl StandardHeaders {
     fn check_name(&self, body_name: Option<&str>) -> Result<(), Error> {
         if let Some(body_name) = body_name {
             let raw = self.name.as_deref().ok_or_else(|| Error::header_mismatch("Missing Mcp-Name header"))?;
-            // A plain value is compared as it is; only the base64 form is decoded.
-            let decoded = match base64_payload(raw) {
-                None => std::borrow::Cow::Borrowed(raw),
-                Some(_) => decode_value(raw).ok_or_else(|| Error::header_mismatch("Malformed Mcp-Name header"))?.into(),
-            };
+            let decoded = decoded(raw).ok_or_else(|| Error::header_mismatch("Malformed Mcp-Name header"))?;
             if decoded != body_name {
                 return Err(mismatch("Mcp-Name", &decoded, body_name));
             }

@@ -267,9 +267,10 @@ pub fn verify(keys: &KeyRing, token: &str, binding: &Binding, now: SystemTime) -
         return Err(Refusal::Binding);
     }
     let round = round.to_owned();
-    // The data is handed back in the buffer it was decoded into, moved to its front.
-    let (start, len) = (data.as_ptr() as usize - bytes.as_ptr() as usize, data.len());
-    bytes.copy_within(start..start + len, 0);
+    // The data is handed back in the buffer it was decoded into, moved to its front: it is the
+    // last field signed, so it ends where the tag begins.
+    let (end, len) = (signed.len(), data.len());
+    bytes.copy_within(end - len..end, 0);
     bytes.truncate(len);
     Ok(StateClaims { expires_at: UNIX_EPOCH + Duration::from_millis(expires_ms), nonce, round, data: bytes })
 }

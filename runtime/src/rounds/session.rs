@@ -338,7 +338,7 @@ impl RoundDriver {
     /// is not a failure, or a next round) uses the state up; a failure, an error or a cancel
     /// leaves it usable until it expires. Ready at once when the call claimed nothing (only a
     /// single-use round claims).
-    pub fn settle<T: Settles + crate::model::MayRequireInput + Send + Unpin + 'static>(
+    pub fn settle<T: Settles + crate::model::MayRequireInput + Send + 'static>(
         &mut self,
         outcome: Result<Outcome<T>, Error>,
     ) -> Quick<'_, Result<Outcome<T>, Error>> {
@@ -377,7 +377,7 @@ impl RoundDriver {
 
     /// Answers a rejected parameter as `answer` says, unless it would ask the same questions
     /// again of a state already used. Ready at once when nothing needs checking.
-    pub(crate) fn reject<T: crate::model::MayRequireInput + Send + Unpin + 'static>(
+    pub(crate) fn reject<T: crate::model::MayRequireInput + Send + 'static>(
         &mut self,
         rejection: Rejection,
         answer: fn(Rejection) -> Result<Outcome<T>, Error>,

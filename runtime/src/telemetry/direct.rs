@@ -211,15 +211,10 @@ fn open<S: Span + Send + Sync + 'static>(
 /// A span nested in the current one, when that one is recorded: a dropped request's steps
 /// are not even made.
 pub(super) fn child(name: &dyn Fn() -> String, _span: &tracing::Span) -> Option<Context> {
-    let tracer = TRACER.get()?;
-    if !Context::map_current(|current| current.span().is_recording()) {
+    if !enabled() || !Context::map_current(|current| current.span().is_recording()) {
         return None;
     }
-    let parent = Context::current();
-    Some(match tracer {
-        FrameworkTracer::Sdk { tracer, .. } => parent.with_span(tracer.start_with_context(name(), &parent)),
-        FrameworkTracer::Global(tracer) => parent.with_span(tracer.start_with_context(name(), &parent)),
-    })
+    child_of(&Context::current(), name)
 }
 
 /// A span nested in the recorded span of `parent`.

@@ -134,9 +134,7 @@ impl BearerTokens {
         self.tokens.push((Sha256::digest(token.as_ref().as_bytes()).into(), Principal::new(principal)));
         self
     }
-}
 
-impl BearerTokens {
     fn check(&self, request: &AuthRequest<'_>) -> Result<Principal, Unauthorized> {
         let Some(presented) = request.bearer_token() else { return Err(Unauthorized::missing()) };
         let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();

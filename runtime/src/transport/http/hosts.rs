@@ -11,7 +11,6 @@ impl Hosts {
     pub(super) fn allows(&self, host: Option<&str>) -> bool {
         match self {
             Hosts::Any => true,
-            // `extra` is lower-cased already.
             Hosts::Local(extra) => host.map(host_name).is_some_and(|name| {
                 is_local_name(name) || extra.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
             }),
