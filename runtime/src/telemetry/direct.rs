@@ -114,54 +114,110 @@ pub(super) fn adopt_parent(span: &tracing::Span, trace: Option<&TraceContext>) {
     }
 }
 
-/// Opens the server span of a request in OpenTelemetry, when spans go there directly.
-pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<Context> {
+/// Opens the server span of a request in OpenTelemetry, when spans go there directly: its
+/// context, and whether its span records (the sampler kept it).
+pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<(Context, bool)> {
     Some(server_of(TRACER.get()?, info, method))
 }
 
-fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -> Context {
-    let parent = info.caller().map_or_else(Context::current, extract);
+fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -> (Context, bool) {
     let known = method.name();
     // Named by its method until the sampler kept it: a dropped request formats nothing.
-    let name: Cow<'static, str> = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
+    let name = || -> Cow<'static, str> { if known == "_OTHER" { info.method.to_owned().into() } else { known.into() } };
     match tracer {
         FrameworkTracer::Sdk { tracer, sampler, root: rule } => {
-            let parent_span = parent.span().span_context().clone();
-            let root = !parent_span.is_valid();
-            let trace_id = if root { RandomIdGenerator::default().new_trace_id() } else { parent_span.trace_id() };
-            if !parent.is_telemetry_suppressed() {
-                // With no span at all in the parent, even a parent-based sampler decides as
-                // its root sampler does.
-                let known = if parent.has_active_span() { None } else { rule.keeps(trace_id) };
-                let dropped = match known {
-                    Some(keeps) => (!keeps).then(TraceState::default),
-                    None => {
-                        let result = sampler.should_sample(Some(&parent), trace_id, &name, &SpanKind::Server, &[], &[]);
-                        (result.decision == SamplingDecision::Drop).then_some(result.trace_state)
+            let caller = info.caller().map(extract);
+            // Most requests: a root, decided by a known rule on a fresh trace id, and dropped.
+            // That is settled in the current context where it lies, without a copy to make
+            // and drop.
+            let root = match &caller {
+                None => Context::map_current(|current| by_rule(current, *rule)),
+                Some(_) => None,
+            };
+            let (parent, chosen) = match root {
+                Some(Ok(dropped)) => return (dropped, false),
+                Some(Err(kept)) => (Context::current(), Some(kept)),
+                None => {
+                    let parent = caller.unwrap_or_else(Context::current);
+                    match ask(sampler.as_ref(), *rule, &parent, &name()) {
+                        Ok(dropped) => return (dropped, false),
+                        Err(chosen) => (parent, chosen),
                     }
-                };
-                if let Some(trace_state) = dropped {
-                    // What the SDK would make of it, without a span, a builder or a tracer
-                    // to clone and drop.
-                    let span_id = RandomIdGenerator::default().new_span_id();
-                    let dropped = SpanContext::new(trace_id, span_id, TraceFlags::default(), false, trace_state);
-                    return parent.with_remote_span_context(dropped);
                 }
-            }
-            if root {
-                CHOSEN.set(Some(trace_id));
-            }
-            let span = tracer.build_with_context(SpanBuilder::from_name(name).with_kind(SpanKind::Server), &parent);
+            };
+            // The SDK's id generator hands a root span the trace id it was decided on.
+            CHOSEN.set(chosen);
+            let span = tracer.build_with_context(SpanBuilder::from_name(name()).with_kind(SpanKind::Server), &parent);
             // Not taken when the SDK made no span (its provider shut down): the next root
             // must not reuse it.
             CHOSEN.set(None);
             open(span, parent, info, known)
         }
         FrameworkTracer::Global(tracer) => {
-            let builder = SpanBuilder::from_name(name).with_kind(SpanKind::Server);
+            let parent = info.caller().map_or_else(Context::current, extract);
+            let builder = SpanBuilder::from_name(name()).with_kind(SpanKind::Server);
             open(tracer.build_with_context(builder, &parent), parent, info, known)
         }
     }
+}
+
+/// A root request in `current` decided by `rule` alone: `Ok`, the context of its dropped span;
+/// `Err`, the trace id it is kept under. `None` when `current` has a span, suppresses
+/// telemetry, or the sampler must be asked.
+fn by_rule(current: &Context, rule: RootRule) -> Option<Result<Context, TraceId>> {
+    if current.has_active_span() || current.is_telemetry_suppressed() || rule == RootRule::Ask {
+        return None;
+    }
+    let (trace_id, span_id) = fresh_ids();
+    if rule.keeps(trace_id)? {
+        return Some(Err(trace_id));
+    }
+    Some(Ok(dropped(current, trace_id, span_id, TraceState::default())))
+}
+
+/// A request in `parent` as the sampler decides it: `Ok`, the context of its dropped span;
+/// `Err`, the span is to be built (with, for a root, the trace id it was decided on).
+fn ask(sampler: &dyn ShouldSample, rule: RootRule, parent: &Context, name: &str) -> Result<Context, Option<TraceId>> {
+    let parent_span = parent.span().span_context().clone();
+    let root = !parent_span.is_valid();
+    let (fresh_trace_id, span_id) = fresh_ids();
+    let trace_id = if root { fresh_trace_id } else { parent_span.trace_id() };
+    let chosen = root.then_some(trace_id);
+    if parent.is_telemetry_suppressed() {
+        return Err(chosen);
+    }
+    // With no span at all in the parent, even a parent-based sampler decides as its root
+    // sampler does.
+    let known = if parent.has_active_span() { None } else { rule.keeps(trace_id) };
+    let dropped_state = match known {
+        Some(keeps) => (!keeps).then(TraceState::default),
+        None => {
+            let result = sampler.should_sample(Some(parent), trace_id, name, &SpanKind::Server, &[], &[]);
+            (result.decision == SamplingDecision::Drop).then_some(result.trace_state)
+        }
+    };
+    match dropped_state {
+        Some(trace_state) => Ok(dropped(parent, trace_id, span_id, trace_state)),
+        None => Err(chosen),
+    }
+}
+
+/// What the SDK would make of a dropped span, without a span, a builder or a tracer to clone
+/// and drop: a bare span context, which carries the decision and the trace to children.
+fn dropped(parent: &Context, trace_id: TraceId, span_id: SpanId, trace_state: TraceState) -> Context {
+    parent.with_remote_span_context(SpanContext::new(trace_id, span_id, TraceFlags::default(), false, trace_state))
+}
+
+thread_local! {
+    /// The random source of the ids the framework draws itself, as the SDK's generator's.
+    static RNG: std::cell::RefCell<rand::rngs::SmallRng> =
+        std::cell::RefCell::new(<rand::rngs::SmallRng as rand::SeedableRng>::from_os_rng());
+}
+
+/// A fresh trace id and span id, drawn at once.
+fn fresh_ids() -> (TraceId, SpanId) {
+    use rand::Rng as _;
+    RNG.with_borrow_mut(|rng| (TraceId::from(rng.random::<u128>()), SpanId::from(rng.random::<u64>())))
 }
 
 /// The context of a request's server span `span`, a child of `parent`, with its attributes.
@@ -170,11 +226,11 @@ fn open<S: Span + Send + Sync + 'static>(
     parent: Context,
     info: &RequestInfo<'_>,
     known: &'static str,
-) -> Context {
+) -> (Context, bool) {
     if !span.is_recording() {
         // Children still need the sampler's decision (and the trace id), not the span: a
         // bare span context carries both without a lock or a box to keep and end.
-        return parent.with_remote_span_context(span.span_context().clone());
+        return (parent.with_remote_span_context(span.span_context().clone()), false);
     }
     if let Some(target) = info.target.named() {
         span.update_name(SpanName(info.method, Some(target)).to_string());
@@ -205,7 +261,7 @@ fn open<S: Span + Send + Sync + 'static>(
         attributes.push(KeyValue::new("network.protocol.name", "http"));
     }
     span.set_attributes(attributes);
-    parent.with_span(span)
+    (parent.with_span(span), true)
 }
 
 /// A span nested in the current one, when that one is recorded: a dropped request's steps
@@ -256,11 +312,6 @@ pub(super) fn rename_layered(span: &tracing::Span, name: &'static str) {
     if !span.is_disabled() {
         span.context().span().update_name(name);
     }
-}
-
-/// Whether the span of `context` records (the sampler kept it).
-pub(super) fn records(context: &Context) -> bool {
-    context.span().is_recording()
 }
 
 /// Ends the span of `context` (a dropped one has nothing to end, and needs no clock read).
@@ -355,9 +406,10 @@ mod tests {
             let id = RequestId::number(1);
             let mut kept = Vec::new();
             for _ in 0..200 {
-                let context = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+                let (context, recording) = server_of(&tracer, &echo(&id), Method::of("tools/call"));
                 let span = context.span().span_context().clone();
                 assert!(span.is_valid());
+                assert_eq!(recording, span.is_sampled());
                 if span.is_sampled() {
                     kept.push((span.trace_id(), span.span_id()));
                 }
@@ -390,9 +442,10 @@ mod tests {
             |flags| SpanContext::new(TraceId::from(7u128), SpanId::from(9u64), flags, true, TraceState::default());
         for (flags, exported_spans) in [(TraceFlags::SAMPLED, 1), (TraceFlags::default(), 1)] {
             let _caller = Context::new().with_remote_span_context(caller(flags)).attach();
-            let context = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+            let (context, recording) = server_of(&tracer, &echo(&id), Method::of("tools/call"));
             let span = context.span().span_context().clone();
             assert_eq!((span.trace_id(), span.is_sampled()), (TraceId::from(7u128), flags.is_sampled()));
+            assert_eq!(recording, flags.is_sampled());
             end(Some(context));
             provider.force_flush().unwrap();
             assert_eq!(exported.0.lock().unwrap().len(), exported_spans);

@@ -274,11 +274,15 @@ impl Observed {
         let span = spans::server(info);
         let method = metrics::Method::of(info.method);
         #[cfg(feature = "otel")]
-        let current = direct::server(info, method);
+        let opened = direct::server(info, method);
         #[cfg(feature = "otel")]
-        let direct = current.is_some();
+        let direct = opened.is_some();
         #[cfg(feature = "otel")]
-        let otel = current.as_ref().filter(|current| direct::records(current)).cloned();
+        let (current, otel) = match opened {
+            Some((current, true)) => (Some(current.clone()), Some(current)),
+            Some((current, false)) => (Some(current), None),
+            None => (None, None),
+        };
         #[cfg(not(feature = "otel"))]
         let direct = false;
         if span.is_disabled() && !direct && !metrics::enabled() {
