@@ -67,6 +67,11 @@ fn done(reply: impl Into<Reply>) -> Result<Routed, Error> {
     Ok(Routed::Done(Ok(reply.into())))
 }
 
+/// The cursor a listing request's params name (none: the first page).
+fn cursor(params: Option<&serde_json::value::RawValue>) -> Result<Option<String>, Error> {
+    Ok(parse_params::<PaginatedRequestParams>(params)?.cursor)
+}
+
 fn boxed(work: impl Future<Output = Result<Reply, Error>> + Send + 'static) -> Result<Routed, Error> {
     Ok(Routed::Boxed(Box::pin(work)))
 }
@@ -106,8 +111,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
     match (&*method, params) {
         ("server/discover", _) => done(Reply::rendered(registry.discover.clone())),
         ("tools/list", Params::Raw(raw)) if capabilities.tools.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            done(Reply::rendered(registry.tool_list.page(p.cursor.as_deref())?))
+            done(Reply::rendered(registry.tool_list.page(cursor(raw.as_deref())?.as_deref())?))
         }
         ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
             let p = p?;
@@ -176,8 +180,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             }
         }
         ("prompts/list", Params::Raw(raw)) if capabilities.prompts.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            done(Reply::rendered(registry.prompt_list.page(p.cursor.as_deref())?))
+            done(Reply::rendered(registry.prompt_list.page(cursor(raw.as_deref())?.as_deref())?))
         }
         ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
             let p = p?;
@@ -196,18 +199,17 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             Ok(Routed::Prompt { handler: route.handler.clone(), get, running })
         }
         ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
+            let cursor = cursor(raw.as_deref())?;
             let (dispatch, context) = (dispatch.clone(), context());
             boxed(async move {
-                Ok(match dispatch.registry.resources.list_page(p.cursor.as_deref(), &context).await? {
+                Ok(match dispatch.registry.resources.list_page(cursor.as_deref(), &context).await? {
                     Listing::Rendered(rendered) => Reply::rendered(rendered),
                     Listing::Computed(page) => page.into(),
                 })
             })
         }
         ("resources/templates/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
-            let p: PaginatedRequestParams = parse_params(raw.as_deref())?;
-            done(Reply::rendered(registry.resources.template_page(p.cursor.as_deref())?))
+            done(Reply::rendered(registry.resources.template_page(cursor(raw.as_deref())?.as_deref())?))
         }
         ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
             let p = p?;

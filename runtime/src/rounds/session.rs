@@ -382,25 +382,24 @@ impl RoundDriver {
         rejection: Rejection,
         answer: fn(Rejection) -> Result<Outcome<T>, Error>,
     ) -> Quick<'_, Result<Outcome<T>, Error>> {
-        if !matches!(rejection, Rejection::Reask { nonce: Some(_), .. }) {
+        let Rejection::Reask { nonce: Some(nonce), .. } = rejection else {
             return Quick::ready(answer(rejection));
-        }
+        };
         Quick::waiting(async move {
-            self.may_reask(&rejection).await?;
+            self.may_reask(nonce).await?;
             answer(rejection)
         })
     }
 
-    /// Whether asking the same questions again is allowed: not for a state already used.
-    async fn may_reask(&mut self, rejection: &Rejection) -> Result<(), Error> {
-        if let Rejection::Reask { nonce: Some(nonce), .. } = rejection {
-            let store = &self.context.rounds().store;
-            let checking = Nested::state("check", store.system());
-            let used = checking.wrap(store.is_claimed(*nonce)).await.map_err(|e| Error::internal_from(&e))?;
-            if used {
-                state_rejected(StateRejection::Replayed);
-                return Err(refused());
-            }
+    /// Whether asking the same questions again of the single-use state `nonce` is allowed: not
+    /// when it was already used.
+    async fn may_reask(&mut self, nonce: [u8; 16]) -> Result<(), Error> {
+        let store = &self.context.rounds().store;
+        let checking = Nested::state("check", store.system());
+        let used = checking.wrap(store.is_claimed(nonce)).await.map_err(|e| Error::internal_from(&e))?;
+        if used {
+            state_rejected(StateRejection::Replayed);
+            return Err(refused());
         }
         Ok(())
     }
