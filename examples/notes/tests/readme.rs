@@ -31,7 +31,7 @@ struct Block {
 /// The fenced blocks of the Quick start section, in order.
 fn quick_start_blocks(readme: &str) -> Vec<Block> {
     let start = readme.find("\n## Quick start\n").expect("README has a Quick start section");
-    let len = readme[start..].find("\nRun every check and test").expect("the Quick start ends where it did");
+    let len = readme[start + 1..].find("\n## ").map(|end| end + 1).expect("a section follows the Quick start");
     let mut blocks = Vec::new();
     let mut open: Option<Block> = None;
     for line in readme[start..start + len].lines() {
