@@ -92,7 +92,7 @@ pub fn init() -> Result<Option<Otel>, OtelError> {
         .with_batch_exporter(spans)
         .with_resource(resource.clone())
         .with_sampler(sampler.clone())
-        .with_id_generator(crate::telemetry::Ids::default())
+        .with_id_generator(crate::telemetry::Ids)
         .build();
     let metrics = opentelemetry_otlp::MetricExporter::builder()
         .with_http()

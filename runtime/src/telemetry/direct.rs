@@ -16,14 +16,13 @@ use opentelemetry::trace::{
     Tracer as _, TracerProvider as _,
 };
 use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
-use opentelemetry_sdk::trace::{
-    IdGenerator, RandomIdGenerator, SamplingDecision, SdkTracer, SdkTracerProvider, ShouldSample,
-};
+use opentelemetry_sdk::trace::{SamplingDecision, SdkTracer, SdkTracerProvider, ShouldSample};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::metrics::Method;
 use super::sampling::RootRule;
 use super::spans::{JsonRpcId, SpanName};
+use super::trace_ids::{CHOSEN, fresh};
 use super::{RequestInfo, Target, Transport};
 use crate::model::TraceContext;
 
@@ -46,34 +45,13 @@ pub(super) fn enable() {
 }
 
 /// [`enable`], with `provider` (also the global one) used directly; it was built with
-/// `sampler` and [`Ids`].
+/// `sampler` and [`Ids`](super::Ids).
 pub(super) fn enable_with(provider: &SdkTracerProvider, sampler: Box<dyn ShouldSample>) {
     TRACER.get_or_init(|| FrameworkTracer::Sdk {
         tracer: provider.tracer_with_scope(scope()),
         sampler,
         root: RootRule::from_env(),
     });
-}
-
-thread_local! {
-    /// The trace id of a root span the framework sampled before asking the SDK to build it.
-    static CHOSEN: std::cell::Cell<Option<TraceId>> = const { std::cell::Cell::new(None) };
-}
-
-/// The ids of a provider the framework's spans are made by directly: random, as the SDK's, but
-/// a root server span keeps the trace id its sampling decision was made on, so the SDK's
-/// sampler, asked again, decides the same.
-#[derive(Debug, Default)]
-pub(crate) struct Ids(RandomIdGenerator);
-
-impl IdGenerator for Ids {
-    fn new_trace_id(&self) -> TraceId {
-        CHOSEN.take().unwrap_or_else(|| self.0.new_trace_id())
-    }
-
-    fn new_span_id(&self) -> SpanId {
-        self.0.new_span_id()
-    }
 }
 
 pub(super) fn enabled() -> bool {
@@ -114,31 +92,46 @@ pub(super) fn adopt_parent(span: &tracing::Span, trace: Option<&TraceContext>) {
     }
 }
 
-/// Opens the server span of a request in OpenTelemetry, when spans go there directly: its
-/// context, and whether its span records (the sampler kept it).
-pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> Option<(Context, bool)> {
-    Some(server_of(TRACER.get()?, info, method))
+/// Opens the server span of a request in OpenTelemetry, when spans go there directly: the
+/// context the request runs in, and the same again when its span records (the sampler kept it).
+pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> (Option<Context>, Option<Context>) {
+    match TRACER.get().map(|tracer| server_of(tracer, info, method)) {
+        Some((context, true)) => (Some(context.clone()), Some(context)),
+        Some((context, false)) => (Some(context), None),
+        None => (None, None),
+    }
 }
 
 fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -> (Context, bool) {
+    // Most requests: a root, decided by a known rule on a fresh trace id, and dropped. That is
+    // settled in the current context where it lies, without a copy to make and drop.
+    let decided = match tracer {
+        FrameworkTracer::Sdk { root, .. } if info.caller().is_none() => {
+            Context::map_current(|current| by_rule(current, *root))
+        }
+        _ => None,
+    };
+    match decided {
+        Some(Ok(dropped)) => (dropped, false),
+        Some(Err(kept)) => build(tracer, info, method, Some(kept)),
+        None => build(tracer, info, method, None),
+    }
+}
+
+/// The server span of a request its sampler has to be asked about (`kept`: none), or that a
+/// known rule kept under the trace id `kept`. Out of line: the dropped requests' path stays
+/// short.
+#[inline(never)]
+fn build(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method, kept: Option<TraceId>) -> (Context, bool) {
     let known = method.name();
     // Named by its method until the sampler kept it: a dropped request formats nothing.
     let name = || -> Cow<'static, str> { if known == "_OTHER" { info.method.to_owned().into() } else { known.into() } };
     match tracer {
         FrameworkTracer::Sdk { tracer, sampler, root: rule } => {
-            let caller = info.caller().map(extract);
-            // Most requests: a root, decided by a known rule on a fresh trace id, and dropped.
-            // That is settled in the current context where it lies, without a copy to make
-            // and drop.
-            let root = match &caller {
-                None => Context::map_current(|current| by_rule(current, *rule)),
-                Some(_) => None,
-            };
-            let (parent, chosen) = match root {
-                Some(Ok(dropped)) => return (dropped, false),
-                Some(Err(kept)) => (Context::current(), Some(kept)),
+            let (parent, chosen) = match kept {
+                Some(kept) => (Context::current(), Some(kept)),
                 None => {
-                    let parent = caller.unwrap_or_else(Context::current);
+                    let parent = info.caller().map_or_else(Context::current, extract);
                     match ask(sampler.as_ref(), *rule, &parent, &name()) {
                         Ok(dropped) => return (dropped, false),
                         Err(chosen) => (parent, chosen),
@@ -168,7 +161,7 @@ fn by_rule(current: &Context, rule: RootRule) -> Option<Result<Context, TraceId>
     if current.has_active_span() || current.is_telemetry_suppressed() || rule == RootRule::Ask {
         return None;
     }
-    let (trace_id, span_id) = fresh_ids();
+    let (trace_id, span_id) = fresh();
     if rule.keeps(trace_id)? {
         return Some(Err(trace_id));
     }
@@ -180,7 +173,7 @@ fn by_rule(current: &Context, rule: RootRule) -> Option<Result<Context, TraceId>
 fn ask(sampler: &dyn ShouldSample, rule: RootRule, parent: &Context, name: &str) -> Result<Context, Option<TraceId>> {
     let parent_span = parent.span().span_context().clone();
     let root = !parent_span.is_valid();
-    let (fresh_trace_id, span_id) = fresh_ids();
+    let (fresh_trace_id, span_id) = fresh();
     let trace_id = if root { fresh_trace_id } else { parent_span.trace_id() };
     let chosen = root.then_some(trace_id);
     if parent.is_telemetry_suppressed() {
@@ -206,18 +199,6 @@ fn ask(sampler: &dyn ShouldSample, rule: RootRule, parent: &Context, name: &str)
 /// and drop: a bare span context, which carries the decision and the trace to children.
 fn dropped(parent: &Context, trace_id: TraceId, span_id: SpanId, trace_state: TraceState) -> Context {
     parent.with_remote_span_context(SpanContext::new(trace_id, span_id, TraceFlags::default(), false, trace_state))
-}
-
-thread_local! {
-    /// The random source of the ids the framework draws itself, as the SDK's generator's.
-    static RNG: std::cell::RefCell<rand::rngs::SmallRng> =
-        std::cell::RefCell::new(<rand::rngs::SmallRng as rand::SeedableRng>::from_os_rng());
-}
-
-/// A fresh trace id and span id, drawn at once.
-fn fresh_ids() -> (TraceId, SpanId) {
-    use rand::Rng as _;
-    RNG.with_borrow_mut(|rng| (TraceId::from(rng.random::<u128>()), SpanId::from(rng.random::<u64>())))
 }
 
 /// The context of a request's server span `span`, a child of `parent`, with its attributes.
@@ -339,8 +320,16 @@ impl<F: Future> Future for Within<F> {
 
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let _attached = this.context.clone().map(Context::attach);
-        this.future.poll(cx)
+        // Attached by moving it, not a copy: most requests end in their first poll.
+        let attached = this.context.take().map(Context::attach);
+        let polled = this.future.poll(cx);
+        if attached.is_some() && polled.is_pending() {
+            // Still the current one: the future's own guards end within its poll (a guard is
+            // not `Send`, and the request futures this wraps are).
+            *this.context = Some(Context::current());
+        }
+        drop(attached);
+        polled
     }
 }
 
@@ -359,6 +348,7 @@ mod tests {
 
     use super::*;
     use crate::model::RequestId;
+    use crate::telemetry::Ids;
 
     #[derive(Clone, Debug, Default)]
     struct Exported(Arc<Mutex<Vec<SpanData>>>);
@@ -377,7 +367,7 @@ mod tests {
         let provider = SdkTracerProvider::builder()
             .with_simple_exporter(exported.clone())
             .with_sampler(sampler.clone())
-            .with_id_generator(Ids::default())
+            .with_id_generator(Ids)
             .build();
         (FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler, root }, provider)
     }

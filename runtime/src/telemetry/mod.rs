@@ -16,7 +16,9 @@
 #[cfg(feature = "otel")]
 mod direct;
 #[cfg(feature = "otel")]
-pub(crate) use direct::Ids;
+mod trace_ids;
+#[cfg(feature = "otel")]
+pub(crate) use trace_ids::Ids;
 mod metrics;
 mod nested;
 #[cfg(feature = "otel")]
@@ -181,6 +183,54 @@ impl Default for Trace {
 }
 
 impl Trace {
+    /// Whether a span records what happens to the request: the `tracing` one, or the
+    /// OpenTelemetry one (kept by its sampler, or seen only through `tracing`).
+    fn records(&self) -> bool {
+        #[cfg(feature = "otel")]
+        if self.otel.is_some() {
+            return true;
+        }
+        !self.span.is_disabled()
+    }
+
+    /// Records how the request ended on its spans, and ends the OpenTelemetry one.
+    #[inline(never)]
+    fn end(&mut self, method: metrics::Method, ending: Ending<'_>, named_exists: bool) {
+        if !named_exists {
+            self.span.record("otel.name", method.name());
+            #[cfg(feature = "otel")]
+            match &self.otel {
+                Some(context) => direct::rename(context, method.name()),
+                None if !self.direct => direct::rename_layered(&self.span, method.name()),
+                None => {}
+            }
+        }
+        match ending {
+            Ending::Complete => self.record_static("mcp_rounds.result_type", "complete"),
+            Ending::ToolError => {
+                self.record_static("mcp_rounds.result_type", "complete");
+                self.record_static("error.type", "tool_error");
+                self.span.record("otel.status_code", "error");
+                #[cfg(feature = "otel")]
+                direct::fail(self.otel.as_ref(), "");
+            }
+            Ending::InputRequired => self.record_static("mcp_rounds.result_type", "input_required"),
+            Ending::Task => self.record_static("mcp_rounds.result_type", "task"),
+            Ending::Error { code, message } => {
+                let code_text = code.to_string();
+                self.record_str("error.type", &code_text);
+                self.record_str("rpc.response.status_code", &code_text);
+                self.span.record("otel.status_code", "error");
+                self.span.record("otel.status_description", message);
+                #[cfg(feature = "otel")]
+                direct::fail(self.otel.as_ref(), message);
+            }
+            Ending::Cancelled => self.record_static("error.type", "cancelled"),
+        }
+        #[cfg(feature = "otel")]
+        direct::end(self.otel.take());
+    }
+
     fn record_str(&self, key: &'static str, value: &str) {
         self.span.record(key, value);
         #[cfg(feature = "otel")]
@@ -274,15 +324,9 @@ impl Observed {
         let span = spans::server(info);
         let method = metrics::Method::of(info.method);
         #[cfg(feature = "otel")]
-        let opened = direct::server(info, method);
+        let (current, otel) = direct::server(info, method);
         #[cfg(feature = "otel")]
-        let direct = opened.is_some();
-        #[cfg(feature = "otel")]
-        let (current, otel) = match opened {
-            Some((current, true)) => (Some(current.clone()), Some(current)),
-            Some((current, false)) => (Some(current), None),
-            None => (None, None),
-        };
+        let direct = current.is_some();
         #[cfg(not(feature = "otel"))]
         let direct = false;
         if span.is_disabled() && !direct && !metrics::enabled() {
@@ -326,40 +370,11 @@ impl Observed {
     }
 
     fn record(&mut self, ending: Ending<'_>, named_exists: bool) {
-        let trace = &self.trace;
-        if !named_exists {
-            trace.span.record("otel.name", self.method.name());
-            #[cfg(feature = "otel")]
-            match &trace.otel {
-                Some(context) => direct::rename(context, self.method.name()),
-                None if !trace.direct => direct::rename_layered(&trace.span, self.method.name()),
-                None => {}
-            }
+        // A request no span records (no subscriber wants it, its sampler dropped it) skips to
+        // the metrics.
+        if self.trace.records() {
+            self.trace.end(self.method, ending, named_exists);
         }
-        match ending {
-            Ending::Complete => trace.record_static("mcp_rounds.result_type", "complete"),
-            Ending::ToolError => {
-                trace.record_static("mcp_rounds.result_type", "complete");
-                trace.record_static("error.type", "tool_error");
-                trace.span.record("otel.status_code", "error");
-                #[cfg(feature = "otel")]
-                direct::fail(trace.otel.as_ref(), "");
-            }
-            Ending::InputRequired => trace.record_static("mcp_rounds.result_type", "input_required"),
-            Ending::Task => trace.record_static("mcp_rounds.result_type", "task"),
-            Ending::Error { code, message } => {
-                let code_text = code.to_string();
-                trace.record_str("error.type", &code_text);
-                trace.record_str("rpc.response.status_code", &code_text);
-                trace.span.record("otel.status_code", "error");
-                trace.span.record("otel.status_description", message);
-                #[cfg(feature = "otel")]
-                direct::fail(trace.otel.as_ref(), message);
-            }
-            Ending::Cancelled => trace.record_static("error.type", "cancelled"),
-        }
-        #[cfg(feature = "otel")]
-        direct::end(self.trace.otel.take());
         if let Some(series) = &self.series {
             if matches!(ending, Ending::InputRequired) {
                 metrics::input_required(series, named_exists);
