@@ -200,10 +200,20 @@ struct NotificationEnvelope<'a, T: ?Sized> {
     params: &'a T,
 }
 
+/// Room for most answers at once (a few hundred bytes): serde_json starts at 128 bytes, and a
+/// buffer grown from there is copied on the way.
+const ANSWER_CAPACITY: usize = 512;
+
+fn to_vec<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(ANSWER_CAPACITY);
+    serde_json::to_writer(&mut bytes, value)?;
+    Ok(bytes)
+}
+
 /// Encodes a successful response. The caller frames it (stdio appends a newline).
 pub fn encode_result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Vec<u8> {
     let envelope = ResultEnvelope { jsonrpc: JSONRPC_VERSION, id, result };
-    match serde_json::to_vec(&envelope) {
+    match to_vec(&envelope) {
         Ok(bytes) => bytes,
         Err(err) => encode_error(Some(id), &Error::internal_from(&err)),
     }
@@ -212,18 +222,18 @@ pub fn encode_result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Vec<u
 /// Encodes an error response; `id` is `None` only when the request's id could not be read.
 pub fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
     let envelope = ErrorEnvelope { jsonrpc: JSONRPC_VERSION, id, error };
-    serde_json::to_vec(&envelope).unwrap_or_else(|_| {
+    to_vec(&envelope).unwrap_or_else(|_| {
         // Only reachable if `error.data` holds a non-string map key; drop the data.
         let bare = Error::new(error.code(), error.message().to_owned());
         let envelope = ErrorEnvelope { jsonrpc: JSONRPC_VERSION, id, error: &bare };
-        serde_json::to_vec(&envelope).expect("an error without data always serializes")
+        to_vec(&envelope).expect("an error without data always serializes")
     })
 }
 
 /// Encodes a notification.
 pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: &T) -> Vec<u8> {
     let envelope = NotificationEnvelope { jsonrpc: JSONRPC_VERSION, method, params };
-    serde_json::to_vec(&envelope).expect("notification params serialize to JSON")
+    to_vec(&envelope).expect("notification params serialize to JSON")
 }
 
 crate::model::literal!(
