@@ -35,8 +35,9 @@ pub struct RequestContext {
     shared: Arc<Shared>,
     notifier: Option<Notifier>,
     shutdown: CancellationToken,
-    // f64 bits of the last progress sent: progress only ever increases.
-    progress: Arc<AtomicU64>,
+    // f64 bits of the last progress sent: progress only ever increases. Only a request whose
+    // client asked for progress has one (most do not: nothing is allocated for them).
+    progress: Option<Arc<AtomicU64>>,
     // Set when this call may still become a task: `TaskScope::detach` flips it.
     task_detach: Option<Arc<AtomicBool>>,
     // What the server's layers attached to the request; most requests carry none, and then
@@ -61,15 +62,17 @@ impl RequestContext {
         cancellation: CancellationToken,
         shared: Arc<Shared>,
     ) -> Self {
+        let meta = meta.into();
+        let progress = meta.progress_token.is_some().then(|| Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())));
         RequestContext {
             id,
-            meta: meta.into(),
+            meta,
             principal,
             cancellation,
             shared,
             notifier: None,
             shutdown: never(),
-            progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+            progress,
             task_detach: None,
             extensions: None,
             trace: Trace::default(),
@@ -146,12 +149,15 @@ impl RequestContext {
     /// increase; a value not above the last one sent is ignored. Never blocks: when the
     /// client reads slowly, progress is skipped rather than holding up the work.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let (Some(token), Some(notifier)) = (&self.meta.progress_token, &self.notifier) else { return };
-        let last = f64::from_bits(self.progress.load(Ordering::Relaxed));
+        let (Some(token), Some(notifier), Some(sent)) = (&self.meta.progress_token, &self.notifier, &self.progress)
+        else {
+            return;
+        };
+        let last = f64::from_bits(sent.load(Ordering::Relaxed));
         if progress.is_nan() || progress <= last {
             return;
         }
-        self.progress.store(progress.to_bits(), Ordering::Relaxed);
+        sent.store(progress.to_bits(), Ordering::Relaxed);
         let params = ProgressNotificationParams {
             progress_token: token.clone(),
             progress,
