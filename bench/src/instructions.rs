@@ -21,12 +21,11 @@ const FIRST: u64 = 1_000;
 /// Calls counted.
 const MEASURED: u64 = 5_000;
 /// Calls counted for a server that samples its traces at random. It keeps 1% of its requests,
-/// each ~35k instructions dearer, and with the spans of a kept request freed on the exporter's
-/// thread, the request thread's allocator settles into a dearer regime only after some tens of
-/// thousands of calls (over 25000 calls the figure came out ~400 instructions a call lower
-/// than over 200000, and over 400000 within 50 of it). Over 200000 calls, too, how many
-/// it keeps (±45 of 2000) and how many batches go out in the count (~8, each an HTTP request of
-/// ~2.5M instructions) move it by under 0.05%.
+/// each ~35k instructions dearer; over 200000 calls how many it keeps (±45 of 2000) and how
+/// many batches go out within the count (~8, each an HTTP request of ~2.5M instructions) move
+/// its figure by under 0.05%. The count is also long enough for an allocator that takes tens
+/// of thousands of calls to settle (one did, until a request stopped allocating a progress
+/// marker it did not need: over 25000 calls it read ~400 instructions low).
 const MEASURED_SAMPLED: u64 = 200_000;
 
 /// The calls counted of `subject`.
@@ -127,8 +126,8 @@ pub fn render(out: &mut String, counted: &[Counted]) {
         out,
         "What one more `tools/call` of `echo`, answered one at a time, costs each server in instructions, \
          all its threads together (the exporter's included), counted by callgrind over {MEASURED} calls \
-         after {FIRST} ({MEASURED_SAMPLED} for the server that samples 1% of its traces, which reaches its \
-         steady state only after tens of thousands, and whose count then moves by under 0.05%): the same \
+         after {FIRST} ({MEASURED_SAMPLED} for the server that samples 1% of its traces, whose count then \
+         moves by under 0.05% with how many requests it happens to keep): the same \
          every time for the same binary, where the wall-clock rows above move by several percent from \
          run to run. The kernel's share (reads, writes, wake-ups) is not in it. A server exporting \
          telemetry sends its spans when a batch of 512 is full, as a busy server does, not on its export \
