@@ -98,7 +98,10 @@ pub(crate) fn observe(request: &mut McpRequest) -> Option<Observed> {
         transport_trace: request.origin.trace.as_deref(),
     };
     let observed = Observed::start(&info)?;
-    request.trace = observed.trace.clone();
+    // A request no span records keeps the request's own default: nothing to record on.
+    if observed.trace.records() {
+        request.trace = observed.trace.clone();
+    }
     Some(observed)
 }
 

@@ -185,7 +185,7 @@ impl Default for Trace {
 impl Trace {
     /// Whether a span records what happens to the request: the `tracing` one, or the
     /// OpenTelemetry one (kept by its sampler, or seen only through `tracing`).
-    fn records(&self) -> bool {
+    pub(crate) fn records(&self) -> bool {
         #[cfg(feature = "otel")]
         if self.otel.is_some() {
             return true;
