@@ -1,6 +1,6 @@
 //! Trace and span ids: random, as W3C trace context asks, from a generator each thread seeds
-//! from the operating system once. Drawing an id is a few multiplications, with no lock, no
-//! `RefCell` of a larger generator, and no first-use check beyond the seed's.
+//! from the operating system once. Drawing an id is a few multiplications on one word of
+//! state, with no lock and no first-use check beyond the seed's.
 
 use std::cell::{Cell, RefCell};
 
@@ -25,7 +25,7 @@ fn with_rng<T>(draw: impl FnOnce(&mut fastrand::Rng) -> T) -> T {
 }
 
 /// A seed from the operating system, or, should it have none to give, from the process's
-/// random hasher keys and the thread.
+/// random hasher keys and the thread; never 0, which marks a generator not seeded yet.
 fn seed() -> u64 {
     getrandom::u64().unwrap_or_else(|_| {
         use std::hash::BuildHasher as _;
