@@ -22,7 +22,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use super::metrics::Method;
 use super::sampling::RootRule;
 use super::spans::{JsonRpcId, SpanName};
-use super::trace_ids::{CHOSEN, fresh};
+use super::trace_ids::{self, CHOSEN, fresh};
 use super::{RequestInfo, Target, Transport};
 use crate::model::TraceContext;
 
@@ -173,8 +173,7 @@ fn by_rule(current: &Context, rule: RootRule) -> Option<Result<Context, TraceId>
 fn ask(sampler: &dyn ShouldSample, rule: RootRule, parent: &Context, name: &str) -> Result<Context, Option<TraceId>> {
     let parent_span = parent.span().span_context().clone();
     let root = !parent_span.is_valid();
-    let (fresh_trace_id, span_id) = fresh();
-    let trace_id = if root { fresh_trace_id } else { parent_span.trace_id() };
+    let (trace_id, span_id) = if root { fresh() } else { (parent_span.trace_id(), trace_ids::span_id()) };
     let chosen = root.then_some(trace_id);
     if parent.is_telemetry_suppressed() {
         return Err(chosen);

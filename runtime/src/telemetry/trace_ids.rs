@@ -38,6 +38,11 @@ pub(super) fn fresh() -> (TraceId, SpanId) {
     with_rng(|rng| (TraceId::from(rng.u128(..)), SpanId::from(rng.u64(..))))
 }
 
+/// A fresh span id, for a span whose trace is its parent's.
+pub(super) fn span_id() -> SpanId {
+    with_rng(|rng| SpanId::from(rng.u64(..)))
+}
+
 /// The ids of a provider the framework's spans are made by directly: this module's, and a root
 /// server span keeps the trace id its sampling decision was made on, so that the SDK's sampler,
 /// asked again, decides the same.
@@ -50,7 +55,7 @@ impl IdGenerator for Ids {
     }
 
     fn new_span_id(&self) -> SpanId {
-        with_rng(|rng| SpanId::from(rng.u64(..)))
+        span_id()
     }
 }
 
