@@ -44,7 +44,7 @@ pub fn median(runs: &[f64]) -> f64 {
     }
 }
 
-/// One server's CPU seconds per request, run by run, in each echo row.
+/// One server's CPU seconds per request, run by run, in each row it was measured in.
 pub struct Rows<'a> {
     pub name: &'a str,
     /// (row label, every run's seconds per request)
@@ -57,15 +57,20 @@ pub fn render(out: &mut String, servers: &[Rows<'_>]) {
     let _ = writeln!(out, "## CPU time per request\n");
     let _ = writeln!(
         out,
-        "The CPU time each server's threads spent per echo call in the runs above, kernel included, as \
-         the scheduler accounts it: the median over the runs, in µs. Waiting is not in it, so it moves \
-         far less from run to run than requests per second do.\n"
+        "The CPU time each server's threads spent per call in the runs above (in the two-round \
+         exchanges, per each of their two calls), kernel included, as the scheduler accounts it: the \
+         median over the runs, in µs. Waiting is not in it, so it moves far less from run to run than \
+         requests per second do: a row whose calls mostly wait for wake-ups, as the two-round one does \
+         on some machines, can show two servers answering at one rate while one of them works half as \
+         much.\n"
     );
     let labels: Vec<&str> = first.rows.iter().map(|(label, _)| label.as_str()).collect();
     let _ = writeln!(out, "| server | {} |", labels.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(labels.len()));
     for server in servers {
-        let cells: Vec<String> = server.rows.iter().map(|(_, runs)| format!("{:.1}", median(runs) * 1e6)).collect();
+        // A server not measured in a row (the ceiling has no two-round tool) has no runs there.
+        let cell = |runs: &[f64]| if runs.is_empty() { "–".to_owned() } else { format!("{:.1}", median(runs) * 1e6) };
+        let cells: Vec<String> = server.rows.iter().map(|(_, runs)| cell(runs)).collect();
         let _ = writeln!(out, "| {} | {} |", server.name, cells.join(" | "));
     }
     let Some(ours) = servers.iter().find(|s| s.name == "mcp-rounds") else { return };

@@ -268,7 +268,7 @@ impl Report {
     }
 
     /// The echo rows without OTLP export, with 1% sampled and with every request sampled.
-    /// Every server's CPU time per call in each echo row it was measured in over both
+    /// Every server's CPU time per call in each row it was measured in over both
     /// transports (the HTTP-only ceiling is left out).
     fn cpu_rows(&self) -> Vec<crate::cpu::Rows<'_>> {
         if self.stdio.is_empty() {
@@ -291,6 +291,7 @@ impl Report {
                 let mut rows = vec![
                     ("stdio, one at a time".to_owned(), &stdio.runs.sequential_cpu[..]),
                     (format!("stdio, {WINDOW} in flight"), &stdio.runs.pipelined_cpu[..]),
+                    ("stdio, two-round".to_owned(), &stdio.runs.rounds_cpu[..]),
                 ];
                 if let Some(http) = self.http_of(stdio.name) {
                     rows.extend(

@@ -28,9 +28,11 @@ pub struct StdioRuns {
     pub sequential: Vec<f64>,
     pub pipelined: Vec<f64>,
     pub rounds: Vec<f64>,
-    /// The server's CPU seconds per call in each run, one at a time and pipelined.
+    /// The server's CPU seconds per call in each run: one at a time, pipelined, and in
+    /// two-round exchanges (each of an exchange's two calls counted as one).
     pub sequential_cpu: Vec<f64>,
     pub pipelined_cpu: Vec<f64>,
+    pub rounds_cpu: Vec<f64>,
 }
 
 /// Calls in flight when pipelining.
@@ -206,7 +208,7 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
         process
     };
     let by_rate = |rate: &f64| *rate;
-    let mut cpu: [Vec<Vec<f64>>; 2] = [vec![Vec::new(); subjects.len()], vec![Vec::new(); subjects.len()]];
+    let mut cpu: [Vec<Vec<f64>>; 3] = std::array::from_fn(|_| vec![Vec::new(); subjects.len()]);
     // Runs `row` on a fresh server, noting its CPU time per call.
     let mut metered = |i: usize, cpu: &mut Vec<Vec<f64>>, row: Row| {
         let mut process = fresh(i, &mut next);
@@ -216,7 +218,7 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
         rate
     };
     eprintln!("stdio: one at a time");
-    let [sequential_cpu, pipelined_cpu] = &mut cpu;
+    let [sequential_cpu, pipelined_cpu, rounds_cpu] = &mut cpu;
     let one_at_a_time =
         crate::interleaved(subjects.len(), runs, by_rate, settle, |i| metered(i, sequential_cpu, sequential));
     eprintln!("stdio: {WINDOW} in flight");
@@ -227,17 +229,17 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
         runs,
         |rate: &Option<f64>| rate.unwrap_or(0.0),
         settle,
-        |i| subjects[i].rounds.then(|| rounds(&mut fresh(i, &mut next), &subjects[i], duration, &mut next)),
+        |i| subjects[i].rounds.then(|| metered(i, rounds_cpu, rounds)),
     );
-    let [sequential_cpu, pipelined_cpu] = cpu;
+    let [sequential_cpu, pipelined_cpu, rounds_cpu] = cpu;
     subjects
         .iter()
         .zip(one_at_a_time.into_iter().zip(in_flight).zip(two_rounds))
-        .zip(sequential_cpu.into_iter().zip(pipelined_cpu))
+        .zip(sequential_cpu.into_iter().zip(pipelined_cpu).zip(rounds_cpu))
         .map(
             |(
                 (subject, (((sequential, sequential_runs), (pipelined, pipelined_runs)), (rounds, rounds_runs))),
-                (sequential_cpu, pipelined_cpu),
+                ((sequential_cpu, pipelined_cpu), rounds_cpu),
             )| StdioResult {
                 name: subject.name,
                 sequential,
@@ -249,6 +251,7 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
                     rounds: rounds_runs,
                     sequential_cpu,
                     pipelined_cpu,
+                    rounds_cpu,
                 },
             },
         )
