@@ -38,6 +38,11 @@ pub(super) fn fresh() -> (TraceId, SpanId) {
     with_rng(|rng| (TraceId::from(rng.u128(..)), SpanId::from(rng.u64(..))))
 }
 
+/// A fresh trace id, for a root span.
+fn trace_id() -> TraceId {
+    with_rng(|rng| TraceId::from(rng.u128(..)))
+}
+
 /// A fresh span id, for a span whose trace is its parent's.
 pub(super) fn span_id() -> SpanId {
     with_rng(|rng| SpanId::from(rng.u64(..)))
@@ -51,7 +56,7 @@ pub(crate) struct Ids;
 
 impl IdGenerator for Ids {
     fn new_trace_id(&self) -> TraceId {
-        CHOSEN.take().unwrap_or_else(|| with_rng(|rng| TraceId::from(rng.u128(..))))
+        CHOSEN.take().unwrap_or_else(trace_id)
     }
 
     fn new_span_id(&self) -> SpanId {
