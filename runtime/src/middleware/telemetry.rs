@@ -73,7 +73,7 @@ where
         Box::pin(async move {
             let answered = answering.await.map_err(Into::into);
             match &answered {
-                Ok(response) => finish(observed, response.reply()),
+                Ok(response) => finish(&mut observed, response.reply()),
                 Err(error) => {
                     let code = error.downcast_ref::<crate::Error>().map_or(-32603, |e| e.code().code());
                     observed.finish(Ending::Error { code, message: "A layer failed the request" }, true);
@@ -97,16 +97,19 @@ pub(crate) fn observe(request: &mut McpRequest) -> Option<Observed> {
         trace: meta.map(|meta| &meta.trace),
         transport_trace: request.origin.trace.as_deref(),
     };
-    let observed = Observed::start(&info)?;
+    // Returned as it is made: unwrapped and wrapped again, it would be copied twice.
+    let observed = Observed::start(&info);
     // A request no span records keeps the request's own default: nothing to record on.
-    if observed.trace.records() {
+    if let Some(observed) = &observed
+        && observed.trace.records()
+    {
         request.trace = observed.trace.clone();
     }
-    Some(observed)
+    observed
 }
 
 /// Records how a request observed by `observed` was answered.
-pub(crate) fn finish(observed: Observed, reply: &Reply) {
+pub(crate) fn finish(observed: &mut Observed, reply: &Reply) {
     let (ending, named_exists) = ending(reply);
     observed.finish(ending, named_exists);
 }

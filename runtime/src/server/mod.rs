@@ -82,7 +82,7 @@ impl Server {
         let answering = Scope::of(observed.as_mut()).wrap(self.answering(request));
         async move {
             let response = answering.await;
-            if let Some(observed) = observed {
+            if let Some(observed) = &mut observed {
                 telemetry::finish(observed, response.reply());
             }
             response
@@ -102,7 +102,7 @@ impl Server {
         let answering = Scope::of(observed.as_mut()).wrap(self.answering(request));
         async move {
             let response = answering.await;
-            if let Some(observed) = observed {
+            if let Some(observed) = &mut observed {
                 telemetry::finish(observed, response.reply());
             }
             inner.encode(response, era)

@@ -364,9 +364,11 @@ impl Observed {
     /// Records how the request ended on its span and in the metrics, and ends the span.
     /// `named_exists`: whether the tool or prompt it named is served (a name the client made
     /// up is neither the span's name nor an attribute of the metrics).
-    pub(crate) fn finish(mut self, ending: Ending<'_>, named_exists: bool) {
-        self.finished = true;
-        self.record(ending, named_exists);
+    pub(crate) fn finish(&mut self, ending: Ending<'_>, named_exists: bool) {
+        if !self.finished {
+            self.finished = true;
+            self.record(ending, named_exists);
+        }
     }
 
     fn record(&mut self, ending: Ending<'_>, named_exists: bool) {

@@ -193,7 +193,7 @@ impl Session {
             let id = request.id.clone();
             let answer = match session.answer_request(request, stream, observed.as_ref()).await {
                 Ok(Own(result)) => {
-                    if let Some(observed) = observed {
+                    if let Some(observed) = &mut observed {
                         observed.finish(Ending::Complete, true);
                     }
                     return Encoded { bytes: encode_result(&id, &result), error: None, retry_after: None, scope: None };
@@ -201,7 +201,7 @@ impl Session {
                 Ok(Forwarded(response)) => response,
                 Err(error) => McpResponse::error(id, error),
             };
-            if let Some(observed) = observed {
+            if let Some(observed) = &mut observed {
                 telemetry::finish(observed, answer.reply());
             }
             session.server.encode(answer, Era::Legacy)
