@@ -73,11 +73,22 @@ enum Transport {
     Http,
 }
 
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "HTTP",
+        }
+    }
+}
+
 fn per_call(dir: &Path, subject: &Subject, transport: Transport) -> f64 {
     let measured = measured(subject);
     let fewer = total(dir, subject, transport, FIRST);
     let more = total(dir, subject, transport, FIRST + measured);
-    (more as f64 - fewer as f64) / measured as f64
+    let per_call = (more as f64 - fewer as f64) / measured as f64;
+    eprintln!("instructions: {} over {}: {per_call:.0} per call", subject.name, transport.name());
+    per_call
 }
 
 /// `subject` run under callgrind, answering `calls` echo calls over `transport`; the

@@ -34,7 +34,10 @@ impl Nested {
         let span = spans::handler(&trace.span, kind, name);
         Nested {
             #[cfg(feature = "otel")]
-            otel: trace.otel.as_ref().and_then(|parent| super::direct::child_of(parent, &|| format!("handler {name}"))),
+            otel: trace
+                .otel
+                .as_ref()
+                .and_then(|parent| super::direct::child_of(parent, &|| ["handler ", name].concat())),
             span,
         }
     }

@@ -11,7 +11,7 @@ use super::{RequestInfo, SERVER_TARGET, Target, Transport};
 use crate::model::RequestId;
 
 /// `{mcp.method.name} {target}`, the conventions' span name.
-pub(super) struct SpanName<'a>(pub(super) &'a str, pub(super) Option<&'a str>);
+struct SpanName<'a>(&'a str, Option<&'a str>);
 
 impl fmt::Display for SpanName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -21,7 +21,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use super::metrics::Method;
 use super::sampling::RootRule;
-use super::spans::{JsonRpcId, SpanName};
+use super::spans::JsonRpcId;
 use super::trace_ids::{self, CHOSEN, fresh};
 use super::{RequestInfo, Target, Transport};
 use crate::model::TraceContext;
@@ -124,32 +124,43 @@ fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -
 #[inline(never)]
 fn build(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method, kept: Option<TraceId>) -> (Context, bool) {
     let known = method.name();
-    // Named by its method until the sampler kept it: a dropped request formats nothing.
-    let name = || -> Cow<'static, str> { if known == "_OTHER" { info.method.to_owned().into() } else { known.into() } };
     match tracer {
         FrameworkTracer::Sdk { tracer, sampler, root: rule } => {
             let (parent, chosen) = match kept {
                 Some(kept) => (Context::current(), Some(kept)),
                 None => {
                     let parent = info.caller().map_or_else(Context::current, extract);
-                    match ask(sampler.as_ref(), *rule, &parent, &name()) {
+                    // Named by its method until it is kept: a dropped request formats nothing.
+                    match ask(sampler.as_ref(), *rule, &parent, &method_name(info, known)) {
                         Ok(dropped) => return (dropped, false),
                         Err(chosen) => (parent, chosen),
                     }
                 }
             };
+            // Kept: the span is built with its name and attributes at once, rather than
+            // renamed and given its attributes one lock at a time.
+            let builder = SpanBuilder::from_name(span_name(info, known))
+                .with_kind(SpanKind::Server)
+                .with_attributes(attributes(info, known));
             // The SDK's id generator hands a root span the trace id it was decided on.
             CHOSEN.set(chosen);
-            let span = tracer.build_with_context(SpanBuilder::from_name(name()).with_kind(SpanKind::Server), &parent);
+            let span = tracer.build_with_context(builder, &parent);
             // Not taken when the SDK made no span (its provider shut down): the next root
             // must not reuse it.
             CHOSEN.set(None);
-            open(span, parent, info, known)
+            opened(span, parent)
         }
         FrameworkTracer::Global(tracer) => {
             let parent = info.caller().map_or_else(Context::current, extract);
-            let builder = SpanBuilder::from_name(name()).with_kind(SpanKind::Server);
-            open(tracer.build_with_context(builder, &parent), parent, info, known)
+            let builder = SpanBuilder::from_name(method_name(info, known)).with_kind(SpanKind::Server);
+            let mut span = tracer.build_with_context(builder, &parent);
+            // The global provider's sampler decides in the build: only a kept span is named
+            // and given attributes.
+            if span.is_recording() {
+                span.update_name(span_name(info, known));
+                span.set_attributes(attributes(info, known));
+            }
+            opened(span, parent)
         }
     }
 }
@@ -200,24 +211,34 @@ fn dropped(parent: &Context, trace_id: TraceId, span_id: SpanId, trace_state: Tr
     parent.with_remote_span_context(SpanContext::new(trace_id, span_id, TraceFlags::default(), false, trace_state))
 }
 
-/// The context of a request's server span `span`, a child of `parent`, with its attributes.
-fn open<S: Span + Send + Sync + 'static>(
-    mut span: S,
-    parent: Context,
-    info: &RequestInfo<'_>,
-    known: &'static str,
-) -> (Context, bool) {
+/// The context of a request's server span `span`, a child of `parent`.
+fn opened<S: Span + Send + Sync + 'static>(span: S, parent: Context) -> (Context, bool) {
     if !span.is_recording() {
         // Children still need the sampler's decision (and the trace id), not the span: a
         // bare span context carries both without a lock or a box to keep and end.
         return (parent.with_remote_span_context(span.span_context().clone()), false);
     }
-    if let Some(target) = info.target.named() {
-        span.update_name(SpanName(info.method, Some(target)).to_string());
+    (parent.with_span(span), true)
+}
+
+/// The method as a span's name has it: `known` (its name in the metrics), or the method
+/// itself when the metrics call it `_OTHER`.
+fn method_name(info: &RequestInfo<'_>, known: &'static str) -> Cow<'static, str> {
+    if known == "_OTHER" { info.method.to_owned().into() } else { known.into() }
+}
+
+/// The conventions' name of a kept server span: `{mcp.method.name} {target}`.
+fn span_name(info: &RequestInfo<'_>, known: &'static str) -> Cow<'static, str> {
+    match info.target.named() {
+        Some(target) => [info.method, " ", target].concat().into(),
+        None => method_name(info, known),
     }
+}
+
+/// The attributes of a kept server span.
+fn attributes(info: &RequestInfo<'_>, known: &'static str) -> Vec<KeyValue> {
     let mut attributes = Vec::with_capacity(10);
-    let method: Value = if known == "_OTHER" { info.method.to_owned().into() } else { known.into() };
-    attributes.push(KeyValue::new("mcp.method.name", method));
+    attributes.push(KeyValue::new("mcp.method.name", method_name(info, known)));
     attributes.push(KeyValue::new("jsonrpc.request.id", JsonRpcId(info.id).to_string()));
     if let Some(version) = info.protocol_version.and_then(crate::version::known) {
         attributes.push(KeyValue::new("mcp.protocol.version", version));
@@ -240,8 +261,7 @@ fn open<S: Span + Send + Sync + 'static>(
     if info.transport == Transport::Tcp {
         attributes.push(KeyValue::new("network.protocol.name", "http"));
     }
-    span.set_attributes(attributes);
-    (parent.with_span(span), true)
+    attributes
 }
 
 /// A span nested in the current one, when that one is recorded: a dropped request's steps
@@ -338,109 +358,4 @@ pub(super) fn within<F: Future>(context: Option<Context>, future: F) -> Within<F
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use opentelemetry::trace::{SpanContext, TraceState};
-    use opentelemetry_sdk::error::OTelSdkResult;
-    use opentelemetry_sdk::trace::{Sampler, SpanData, SpanExporter};
-
-    use super::*;
-    use crate::model::RequestId;
-    use crate::telemetry::Ids;
-
-    #[derive(Clone, Debug, Default)]
-    struct Exported(Arc<Mutex<Vec<SpanData>>>);
-
-    impl SpanExporter for Exported {
-        async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
-            self.0.lock().unwrap().extend(batch);
-            Ok(())
-        }
-    }
-
-    /// A tracer as `otel::init` makes one, sampling with `sampler`, a root by `root`, exporting
-    /// into `exported`.
-    fn tracer(sampler: Sampler, root: RootRule, exported: &Exported) -> (FrameworkTracer, SdkTracerProvider) {
-        let sampler: Box<dyn ShouldSample> = Box::new(sampler);
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exported.clone())
-            .with_sampler(sampler.clone())
-            .with_id_generator(Ids)
-            .build();
-        (FrameworkTracer::Sdk { tracer: provider.tracer_with_scope(scope()), sampler, root }, provider)
-    }
-
-    fn echo(id: &RequestId) -> RequestInfo<'_> {
-        RequestInfo {
-            method: "tools/call",
-            id,
-            target: Target::Tool("echo"),
-            protocol_version: Some("2026-07-28"),
-            session: None,
-            transport: Transport::Pipe,
-            trace: None,
-            transport_trace: None,
-        }
-    }
-
-    /// The decision made before any span is built is the one the SDK makes, whether the
-    /// sampler is asked or its root rule known: a kept request is exported under the trace id
-    /// it was decided on, a dropped one is not exported.
-    #[test]
-    fn a_root_request_is_exported_exactly_when_its_own_context_says_sampled() {
-        for root in [RootRule::Ask, RootRule::of(Some("traceidratio"), Some("0.5"))] {
-            let exported = Exported::default();
-            let (tracer, provider) = tracer(Sampler::TraceIdRatioBased(0.5), root, &exported);
-            let id = RequestId::number(1);
-            let mut kept = Vec::new();
-            for _ in 0..200 {
-                let (context, recording) = server_of(&tracer, &echo(&id), Method::of("tools/call"));
-                let span = context.span().span_context().clone();
-                assert!(span.is_valid());
-                assert_eq!(recording, span.is_sampled());
-                if span.is_sampled() {
-                    kept.push((span.trace_id(), span.span_id()));
-                }
-                end(Some(context));
-            }
-            provider.force_flush().unwrap();
-            let mut spans: Vec<_> = exported
-                .0
-                .lock()
-                .unwrap()
-                .iter()
-                .map(|span| (span.span_context.trace_id(), span.span_context.span_id()))
-                .collect();
-            spans.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
-            kept.sort_by_key(|(trace, span)| (trace.to_bytes(), span.to_bytes()));
-            assert_eq!(spans, kept, "{root:?}");
-            assert!(!kept.is_empty() && kept.len() < 200, "half of 200 random trace ids kept: {}", kept.len());
-            // The thread's chosen trace id is spent: the next root span gets an id of its own.
-            assert!(CHOSEN.take().is_none());
-        }
-    }
-
-    #[test]
-    fn a_request_inside_a_sampled_trace_is_kept_as_its_child_and_one_inside_a_dropped_one_is_not() {
-        let exported = Exported::default();
-        let (tracer, provider) =
-            tracer(Sampler::ParentBased(Box::new(Sampler::AlwaysOff)), RootRule::Below(0), &exported);
-        let id = RequestId::number(1);
-        let caller =
-            |flags| SpanContext::new(TraceId::from(7u128), SpanId::from(9u64), flags, true, TraceState::default());
-        for (flags, exported_spans) in [(TraceFlags::SAMPLED, 1), (TraceFlags::default(), 1)] {
-            let _caller = Context::new().with_remote_span_context(caller(flags)).attach();
-            let (context, recording) = server_of(&tracer, &echo(&id), Method::of("tools/call"));
-            let span = context.span().span_context().clone();
-            assert_eq!((span.trace_id(), span.is_sampled()), (TraceId::from(7u128), flags.is_sampled()));
-            assert_eq!(recording, flags.is_sampled());
-            end(Some(context));
-            provider.force_flush().unwrap();
-            assert_eq!(exported.0.lock().unwrap().len(), exported_spans);
-        }
-        let spans = exported.0.lock().unwrap();
-        assert_eq!(spans[0].parent_span_id, SpanId::from(9u64));
-        assert_eq!(spans[0].name, "tools/call echo");
-    }
-}
+mod tests;
