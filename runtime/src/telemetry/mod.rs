@@ -322,9 +322,8 @@ impl Observed {
     /// cost an allocation per observed request to save a few words per unobserved one.
     pub(crate) fn start(info: &RequestInfo<'_>) -> Option<Self> {
         let span = spans::server(info);
-        let method = metrics::Method::of(info.method);
         #[cfg(feature = "otel")]
-        let (current, otel) = direct::server(info, method);
+        let (current, otel) = direct::server(info);
         #[cfg(feature = "otel")]
         let direct = current.is_some();
         #[cfg(not(feature = "otel"))]
@@ -343,6 +342,7 @@ impl Observed {
             Target::Prompt(name) => Some((false, name)),
             Target::None | Target::Resource(_) => None,
         };
+        let method = metrics::Method::of(info.method);
         let protocol_version = info.protocol_version.and_then(crate::version::known);
         Some(Observed {
             trace: Trace {

@@ -94,15 +94,15 @@ pub(super) fn adopt_parent(span: &tracing::Span, trace: Option<&TraceContext>) {
 
 /// Opens the server span of a request in OpenTelemetry, when spans go there directly: the
 /// context the request runs in, and the same again when its span records (the sampler kept it).
-pub(super) fn server(info: &RequestInfo<'_>, method: Method) -> (Option<Context>, Option<Context>) {
-    match TRACER.get().map(|tracer| server_of(tracer, info, method)) {
+pub(super) fn server(info: &RequestInfo<'_>) -> (Option<Context>, Option<Context>) {
+    match TRACER.get().map(|tracer| server_of(tracer, info)) {
         Some((context, true)) => (Some(context.clone()), Some(context)),
         Some((context, false)) => (Some(context), None),
         None => (None, None),
     }
 }
 
-fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -> (Context, bool) {
+fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>) -> (Context, bool) {
     // Most requests: a root, decided by a known rule on a fresh trace id, and dropped. That is
     // settled in the current context where it lies, without a copy to make and drop.
     let decided = match tracer {
@@ -113,8 +113,8 @@ fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -
     };
     match decided {
         Some(Ok(dropped)) => (dropped, false),
-        Some(Err(kept)) => build(tracer, info, method, Some(kept)),
-        None => build(tracer, info, method, None),
+        Some(Err(kept)) => build(tracer, info, Some(kept)),
+        None => build(tracer, info, None),
     }
 }
 
@@ -122,8 +122,8 @@ fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method) -
 /// known rule kept under the trace id `kept`. Out of line: the dropped requests' path stays
 /// short.
 #[inline(never)]
-fn build(tracer: &FrameworkTracer, info: &RequestInfo<'_>, method: Method, kept: Option<TraceId>) -> (Context, bool) {
-    let known = method.name();
+fn build(tracer: &FrameworkTracer, info: &RequestInfo<'_>, kept: Option<TraceId>) -> (Context, bool) {
+    let known = Method::of(info.method).name();
     match tracer {
         FrameworkTracer::Sdk { tracer, sampler, root: rule } => {
             let (parent, chosen) = match kept {

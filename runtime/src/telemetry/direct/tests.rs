@@ -54,7 +54,7 @@ fn a_root_request_is_exported_exactly_when_its_own_context_says_sampled() {
         let id = RequestId::number(1);
         let mut kept = Vec::new();
         for _ in 0..200 {
-            let (context, recording) = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+            let (context, recording) = server_of(&tracer, &echo(&id));
             let span = context.span().span_context().clone();
             assert!(span.is_valid());
             assert_eq!(recording, span.is_sampled());
@@ -88,7 +88,7 @@ fn a_request_inside_a_sampled_trace_is_kept_as_its_child_and_one_inside_a_droppe
     let caller = |flags| SpanContext::new(TraceId::from(7u128), SpanId::from(9u64), flags, true, TraceState::default());
     for (flags, exported_spans) in [(TraceFlags::SAMPLED, 1), (TraceFlags::default(), 1)] {
         let _caller = Context::new().with_remote_span_context(caller(flags)).attach();
-        let (context, recording) = server_of(&tracer, &echo(&id), Method::of("tools/call"));
+        let (context, recording) = server_of(&tracer, &echo(&id));
         let span = context.span().span_context().clone();
         assert_eq!((span.trace_id(), span.is_sampled()), (TraceId::from(7u128), flags.is_sampled()));
         assert_eq!(recording, flags.is_sampled());
@@ -112,14 +112,13 @@ fn both_tracers_name_a_kept_span_and_give_it_the_same_attributes() {
     let id = RequestId::String("call-7".into());
     let session = RequestInfo { session: Some("s-1"), transport: Transport::Tcp, ..echo(&id) };
     for tracer in [&sdk, &global] {
-        let (context, recording) = server_of(tracer, &session, Method::of("tools/call"));
+        let (context, recording) = server_of(tracer, &session);
         assert!(recording);
         end(Some(context));
     }
     let (dropping, _) = tracer(Sampler::AlwaysOff, RootRule::Ask, &exported);
     let FrameworkTracer::Sdk { tracer: dropping, .. } = dropping else { unreachable!() };
-    let (context, recording) =
-        server_of(&FrameworkTracer::Global(BoxedTracer::new(Box::new(dropping))), &session, Method::of("tools/call"));
+    let (context, recording) = server_of(&FrameworkTracer::Global(BoxedTracer::new(Box::new(dropping))), &session);
     assert!(!recording && context.span().span_context().is_valid());
     provider.force_flush().unwrap();
     let spans = exported.0.lock().unwrap();
