@@ -104,6 +104,21 @@ impl Report {
             self.runs, self.seconds
         );
         let _ = writeln!(out, "Produced by `bench/run` (see `bench/README.md`) on:\n\n{}", machine());
+        let baseline = self
+            .stdio
+            .iter()
+            .map(|r| r.name)
+            .chain(self.http.iter().map(|r| r.name))
+            .any(|name| name == crate::BASELINE)
+            || self.instructions.iter().any(|c| c.name == crate::BASELINE);
+        if baseline {
+            let _ = writeln!(
+                out,
+                "\"{}\" is another build of the mcp-rounds server given to this run (`--baseline`), \
+                 typically the commit before a change, measured beside it.\n",
+                crate::BASELINE
+            );
+        }
 
         let _ = writeln!(out, "## stdio\n");
         let _ = writeln!(
@@ -387,7 +402,7 @@ impl Report {
             match crate::instructions::telemetry_overhead(&self.instructions) {
                 Some((stdio, http)) => lines.push(format!(
                     "OTLP export (1% of traces sampled, every request in the metrics) costs an echo call at most \
-                     5%: {:+.1}% instructions over stdio, {:+.1}% over HTTP ({wall_clock}): {}",
+                     5%: {:+.2}% instructions over stdio, {:+.2}% over HTTP ({wall_clock}): {}",
                     stdio * 100.0,
                     http * 100.0,
                     verdict(stdio.max(http) <= 0.05)
