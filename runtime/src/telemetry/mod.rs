@@ -396,10 +396,8 @@ impl Observed {
 
 impl Drop for Observed {
     fn drop(&mut self) {
-        if !self.finished {
-            self.finished = true;
-            self.record(Ending::Cancelled, true);
-        }
+        // Nothing when it was finished already.
+        self.finish(Ending::Cancelled, true);
     }
 }
 
