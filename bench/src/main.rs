@@ -119,6 +119,9 @@ pub fn against_ours(other: &str) -> (String, bool) {
     }
 }
 
+/// Turns each of the telemetry's CPU measurement's two servers takes ([`stdio::cpu_cost`]).
+const TELEMETRY_STRETCHES: usize = 40;
+
 /// The report name of the mcp-rounds server exporting every request's spans over OTLP.
 pub const OTEL: &str = "mcp-rounds + OTLP";
 /// The report name of the mcp-rounds server exporting 1% of the requests' spans over OTLP.
@@ -191,6 +194,14 @@ fn main() {
     let over_stdio: Vec<Subject> = subjects.iter().filter(|s| s.stdio).cloned().collect();
     if !options.skip_stdio {
         report.stdio = stdio::measure_all(&over_stdio, options.duration(), options.runs.max(1), &settle);
+    }
+    if !options.skip_stdio
+        && let (Some(plain), Some(observed)) =
+            (over_stdio.iter().find(|s| s.name == "mcp-rounds"), over_stdio.iter().find(|s| s.name == OTEL_SAMPLED))
+    {
+        eprintln!("stdio: what telemetry costs in CPU time, in {TELEMETRY_STRETCHES} stretches each");
+        report.telemetry_cpu =
+            Some(stdio::cpu_cost(plain, observed, TELEMETRY_STRETCHES, &|| collector.received().requests));
     }
     if !options.skip_http {
         report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);

@@ -128,27 +128,40 @@ fn check_echo(answer: &Value, subject: &Subject) {
 
 fn sequential(process: &mut Process, subject: &Subject, duration: Duration, next: &mut u64) -> f64 {
     let started = Instant::now();
+    let calls = one_at_a_time(process, subject, next, |_| started.elapsed() < duration);
+    calls as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Echo calls one at a time while `more(calls made)` says so; the calls made.
+fn one_at_a_time(process: &mut Process, subject: &Subject, next: &mut u64, more: impl Fn(u64) -> bool) -> u64 {
     let mut calls = 0u64;
-    while started.elapsed() < duration {
+    while more(calls) {
         *next += 1;
         process.send(&echo_call(*next));
         check_echo(&process.recv(), subject);
         calls += 1;
     }
-    calls as f64 / started.elapsed().as_secs_f64()
+    calls
 }
 
 fn pipelined(process: &mut Process, subject: &Subject, duration: Duration, next: &mut u64) -> f64 {
     let started = Instant::now();
+    let calls = in_flight(process, subject, next, |_| started.elapsed() < duration);
+    calls as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Echo calls with up to [`WINDOW`] in flight, sending while `more(calls sent)` says so, then
+/// draining; the calls answered.
+fn in_flight(process: &mut Process, subject: &Subject, next: &mut u64, more: impl Fn(u64) -> bool) -> u64 {
     let (mut sent, mut received) = (0u64, 0u64);
-    // Keep the window full; stop sending when the time is up, then drain.
+    // Keep the window full; stop sending when told, then drain.
     loop {
-        let sending = started.elapsed() < duration;
+        let sending = more(sent);
         if !sending && received == sent {
             break;
         }
         let mut batch = String::new();
-        while sending && sent - received < WINDOW as u64 {
+        while sending && sent - received < WINDOW as u64 && more(sent) {
             *next += 1;
             batch.push_str(&echo_call(*next));
             batch.push('\n');
@@ -161,7 +174,7 @@ fn pipelined(process: &mut Process, subject: &Subject, duration: Duration, next:
         check_echo(&process.recv(), subject);
         received += 1;
     }
-    received as f64 / started.elapsed().as_secs_f64()
+    received
 }
 
 fn rounds(process: &mut Process, subject: &Subject, duration: Duration, next: &mut u64) -> f64 {
@@ -256,4 +269,93 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
             },
         )
         .collect()
+}
+
+/// The CPU time per echo call of two servers measured side by side, the second ÷ the first.
+pub struct CpuCost {
+    /// Seconds per call one at a time, then with [`WINDOW`] in flight: (first, second).
+    pub one_at_a_time: (f64, f64),
+    pub in_flight: (f64, f64),
+    /// The second server's CPU time outside the measured stretches (its exporter at work), per
+    /// call, already spread over the figures above.
+    pub background: f64,
+    /// Stretches each server was measured in, per row.
+    pub stretches: usize,
+}
+
+/// What telemetry costs a server over stdio, in CPU time: `plain` and `observed` both run for
+/// the whole measurement and take turns, many times, at short stretches of each row, so that
+/// whatever the machine does meanwhile falls on both alike (the wall-clock rows above, a few
+/// runs each, move by more than the few percent this is about). What the observed server does
+/// between its turns (its exporter converting and sending what it queued) is counted against
+/// it too: after the last turn, this waits for its exporter's next export.
+pub fn cpu_cost(plain: &Subject, observed: &Subject, stretches: usize, exported: &dyn Fn() -> u64) -> CpuCost {
+    const ONE_AT_A_TIME: u64 = 1_500;
+    const IN_FLIGHT: u64 = 15_000;
+    let subjects = [plain, observed];
+    let mut next = 0;
+    let mut processes: Vec<Process> = subjects.iter().map(|s| Process::start(s)).collect();
+    for (process, subject) in processes.iter_mut().zip(subjects) {
+        sequential(process, subject, WARM_UP, &mut next);
+    }
+    let totals: Vec<crate::cpu::Meter> = processes.iter().map(|p| crate::cpu::Meter::start(p.child.id())).collect();
+    // Seconds of CPU spent in each row's stretches, by server.
+    let mut spent = [[0.0f64; 2]; 2];
+    for stretch in 0..stretches {
+        for turn in 0..2 {
+            // Each goes first in every other stretch.
+            let i = (stretch + turn) % 2;
+            let (process, subject) = (&mut processes[i], subjects[i]);
+            let meter = crate::cpu::Meter::start(process.child.id());
+            one_at_a_time(process, subject, &mut next, |calls| calls < ONE_AT_A_TIME);
+            spent[0][i] += meter.per(1);
+            let meter = crate::cpu::Meter::start(process.child.id());
+            in_flight(process, subject, &mut next, |sent| sent < IN_FLIGHT);
+            spent[1][i] += meter.per(1);
+        }
+    }
+    // The spans the observed server queued in its last stretches are converted and sent at its
+    // next scheduled export.
+    let before = exported();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while exported() == before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let calls = stretches as u64 * (ONE_AT_A_TIME + IN_FLIGHT);
+    let background: Vec<f64> =
+        (0..2).map(|i| (totals[i].per(calls) - (spent[0][i] + spent[1][i]) / calls as f64).max(0.0)).collect();
+    let per = |row: usize, each: u64, i: usize| spent[row][i] / (stretches as u64 * each) as f64 + background[i];
+    CpuCost {
+        one_at_a_time: (per(0, ONE_AT_A_TIME, 0), per(0, ONE_AT_A_TIME, 1)),
+        in_flight: (per(1, IN_FLIGHT, 0), per(1, IN_FLIGHT, 1)),
+        background: background[1],
+        stretches,
+    }
+}
+
+impl CpuCost {
+    /// The rows' ratios, the second server's over the first's, less one.
+    pub fn overheads(&self) -> [f64; 2] {
+        [self.one_at_a_time.1 / self.one_at_a_time.0 - 1.0, self.in_flight.1 / self.in_flight.0 - 1.0]
+    }
+
+    /// Its table in the report, with the names of the two servers.
+    pub fn render(&self, out: &mut String, names: (&str, &str)) {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            out,
+            "\nWhat it costs in CPU time, the measure the target below is judged by: the two servers ran side \
+             by side for the whole measurement and took turns {} times at each row, in short stretches (1,500 \
+             calls one at a time, 15,000 with {WINDOW} in flight), so that whatever else the machine did fell \
+             on both alike. The exporting server's work outside its turns (its exporter converting and sending \
+             what it queued, when not within a turn: {:.2} µs a call) is counted against it. CPU µs per call:\n",
+            self.stretches,
+            self.background * 1e6
+        );
+        let _ = writeln!(out, "| row | {} | {} | ratio |", names.0, names.1);
+        let _ = writeln!(out, "|---|---:|---:|---:|");
+        for (label, (a, b)) in [("stdio, one at a time", self.one_at_a_time), ("stdio, in flight", self.in_flight)] {
+            let _ = writeln!(out, "| {label} | {:.2} | {:.2} | {:.3}× |", a * 1e6, b * 1e6, b / a);
+        }
+    }
 }
