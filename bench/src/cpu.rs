@@ -27,9 +27,14 @@ impl Meter {
         Meter { pid, start: used_ns(pid) }
     }
 
+    /// Seconds of CPU since the start.
+    pub fn seconds(&self) -> f64 {
+        (used_ns(self.pid).saturating_sub(self.start)) as f64 / 1e9
+    }
+
     /// Seconds of CPU per request, `requests` having been answered since the start.
     pub fn per(&self, requests: u64) -> f64 {
-        (used_ns(self.pid).saturating_sub(self.start)) as f64 / 1e9 / requests.max(1) as f64
+        self.seconds() / requests.max(1) as f64
     }
 }
 

@@ -161,7 +161,7 @@ fn in_flight(process: &mut Process, subject: &Subject, next: &mut u64, more: imp
             break;
         }
         let mut batch = String::new();
-        while sending && sent - received < WINDOW as u64 && more(sent) {
+        while sent - received < WINDOW as u64 && more(sent) {
             *next += 1;
             batch.push_str(&echo_call(*next));
             batch.push('\n');
@@ -271,6 +271,10 @@ pub fn measure_all(subjects: &[Subject], duration: Duration, runs: usize, settle
         .collect()
 }
 
+/// Calls in each of [`cpu_cost`]'s stretches one at a time, and with [`WINDOW`] in flight.
+const ONE_AT_A_TIME: u64 = 1_500;
+const IN_FLIGHT: u64 = 15_000;
+
 /// The CPU time per echo call of two servers measured side by side, the second ÷ the first.
 pub struct CpuCost {
     /// Seconds per call one at a time, then with [`WINDOW`] in flight: (first, second).
@@ -290,8 +294,6 @@ pub struct CpuCost {
 /// between its turns (its exporter converting and sending what it queued) is counted against
 /// it too: after the last turn, this waits for its exporter's next export.
 pub fn cpu_cost(plain: &Subject, observed: &Subject, stretches: usize, exported: &dyn Fn() -> u64) -> CpuCost {
-    const ONE_AT_A_TIME: u64 = 1_500;
-    const IN_FLIGHT: u64 = 15_000;
     let subjects = [plain, observed];
     let mut next = 0;
     let mut processes: Vec<Process> = subjects.iter().map(|s| Process::start(s)).collect();
@@ -308,10 +310,10 @@ pub fn cpu_cost(plain: &Subject, observed: &Subject, stretches: usize, exported:
             let (process, subject) = (&mut processes[i], subjects[i]);
             let meter = crate::cpu::Meter::start(process.child.id());
             one_at_a_time(process, subject, &mut next, |calls| calls < ONE_AT_A_TIME);
-            spent[0][i] += meter.per(1);
+            spent[0][i] += meter.seconds();
             let meter = crate::cpu::Meter::start(process.child.id());
             in_flight(process, subject, &mut next, |sent| sent < IN_FLIGHT);
-            spent[1][i] += meter.per(1);
+            spent[1][i] += meter.seconds();
         }
     }
     // The spans the observed server queued in its last stretches are converted and sent at its
@@ -345,8 +347,8 @@ impl CpuCost {
         let _ = writeln!(
             out,
             "\nWhat it costs in CPU time, the measure the target below is judged by: the two servers ran side \
-             by side for the whole measurement and took turns {} times at each row, in short stretches (1,500 \
-             calls one at a time, 15,000 with {WINDOW} in flight), so that whatever else the machine did fell \
+             by side for the whole measurement and took turns {} times at each row, in short stretches \
+             ({ONE_AT_A_TIME} calls one at a time, {IN_FLIGHT} with {WINDOW} in flight), so that whatever else the machine did fell \
              on both alike. The exporting server's work outside its turns (its exporter converting and sending \
              what it queued, when not within a turn: {:.2} µs a call) is counted against it. CPU µs per call:\n",
             self.stretches,
