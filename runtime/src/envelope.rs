@@ -173,7 +173,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, 'de, A> {
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
         loop {
-            let Some(key) = self.map.next_key_seed(Key)? else { return Ok(None) };
+            let Some(key) = self.map.next_key_seed(KeySeed)? else { return Ok(None) };
             if key.as_str() == "_meta" {
                 if self.meta.is_some() {
                     return Err(de::Error::duplicate_field("_meta"));
@@ -212,9 +212,9 @@ impl KeyText<'_> {
     }
 }
 
-struct Key;
+struct KeySeed;
 
-impl<'de> DeserializeSeed<'de> for Key {
+impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = KeyText<'de>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<KeyText<'de>, D::Error> {
@@ -222,7 +222,7 @@ impl<'de> DeserializeSeed<'de> for Key {
     }
 }
 
-impl<'de> Visitor<'de> for Key {
+impl<'de> Visitor<'de> for KeySeed {
     type Value = KeyText<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

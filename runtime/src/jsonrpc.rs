@@ -26,7 +26,8 @@ pub struct Request {
     pub params: Option<Box<RawValue>>,
 }
 
-/// A notification: no id, never answered.
+/// A notification: no id, never answered. Its params are as they came (not necessarily an
+/// object): whoever acts on it reads them.
 #[derive(Debug)]
 pub struct Notification {
     /// The method name.
@@ -142,18 +143,20 @@ pub fn decode(bytes: &[u8]) -> Incoming {
             return Incoming::Invalid { id, error: Error::invalid_request("The method member must be a string") };
         }
     };
-    // MCP's params are always an object (JSON-RPC's positional array is not one of its forms).
-    if let Some(params) = envelope.params
-        && !params.get().starts_with('{')
-    {
-        return Incoming::Invalid { id, error: Error::invalid_params("Invalid params: params must be a JSON object") };
-    }
     let params = envelope.params.map(RawValue::to_owned);
-
-    match id {
-        Some(id) => Incoming::Request(Request { id, method, params }),
-        None => Incoming::Notification(Notification { method, params }),
+    let Some(id) = id else {
+        // A notification is never answered, whatever its params: whoever acts on it reads
+        // them, and ignores what does not read.
+        return Incoming::Notification(Notification { method, params });
+    };
+    // MCP's params are always an object (JSON-RPC's positional array is not one of its forms).
+    if params.as_ref().is_some_and(|params| !params.get().starts_with('{')) {
+        return Incoming::Invalid {
+            id: Some(id),
+            error: Error::invalid_params("Invalid params: params must be a JSON object"),
+        };
     }
+    Incoming::Request(Request { id, method, params })
 }
 
 fn classify_decode_error(err: &serde_json::Error, bytes: &[u8]) -> Error {
@@ -230,9 +233,9 @@ pub fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
     })
 }
 
-/// Encodes a notification.
-pub fn encode_notification<T: Serialize + ?Sized>(method: &str, params: &T) -> Vec<u8> {
-    let envelope = NotificationEnvelope { jsonrpc: JSONRPC_VERSION, method, params };
+/// Encodes a notification of `method` (a [`Method`](crate::method::Method), or a name).
+pub fn encode_notification<T: Serialize + ?Sized>(method: impl AsRef<str>, params: &T) -> Vec<u8> {
+    let envelope = NotificationEnvelope { jsonrpc: JSONRPC_VERSION, method: method.as_ref(), params };
     to_vec(&envelope).expect("notification params serialize to JSON")
 }
 
@@ -424,8 +427,20 @@ mod tests {
             let (id, error) = invalid(&message);
             assert_eq!((id, error.code()), (Some(RequestId::number(9)), ErrorCode::InvalidParams), "{params}");
         }
-        let message = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}"#;
-        assert_eq!(invalid(message).1.code(), ErrorCode::InvalidParams);
+    }
+
+    /// A notification is never answered: params that are not an object leave it a
+    /// notification, for whoever acts on it to ignore.
+    #[test]
+    fn a_notification_stays_one_whatever_its_params() {
+        for params in ["[1]", "\"garbage\"", "7", "null", "{}"] {
+            let message = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{params}}}"#);
+            let Incoming::Notification(notification) = decode(message.as_bytes()) else { panic!("{params}") };
+            assert_eq!(notification.params.unwrap().get(), params);
+        }
+        // What is not a message at all is still answered, with no id.
+        assert_eq!(invalid(r#"{"jsonrpc":"2.0","method":"x""#), (None, Error::parse_error()));
+        assert_eq!(invalid("[7]").1.code(), ErrorCode::InvalidRequest);
     }
 
     #[test]

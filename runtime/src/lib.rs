@@ -105,6 +105,7 @@ pub mod headers;
 mod ids;
 pub mod jsonrpc;
 mod macros_doc;
+pub mod method;
 pub mod middleware;
 pub mod model;
 #[cfg(feature = "otel")]

@@ -252,30 +252,30 @@ mod tests {
     use crate::model::{ClientCapabilities, Implementation};
 
     #[derive(Debug, Deserialize)]
-    struct Outer<'a> {
-        inner: Option<Inner>,
+    struct Nesting<'a> {
+        inner: Option<Leaf>,
         #[serde(borrow)]
         raw: Option<&'a RawValue>,
-        list: Option<Vec<Inner>>,
+        list: Option<Vec<Leaf>>,
     }
 
     #[derive(Debug, Deserialize, PartialEq)]
-    struct Inner {
+    struct Leaf {
         a: u8,
     }
 
     #[test]
     fn a_struct_is_read_from_an_object_at_any_depth_and_never_from_an_array() {
-        let read: Outer<'_> = from_str(r#"{"inner": {"a": 1}, "raw": [1, {"x": 2}], "list": [{"a": 3}]}"#).unwrap();
-        assert_eq!(read.inner, Some(Inner { a: 1 }));
+        let read: Nesting<'_> = from_str(r#"{"inner": {"a": 1}, "raw": [1, {"x": 2}], "list": [{"a": 3}]}"#).unwrap();
+        assert_eq!(read.inner, Some(Leaf { a: 1 }));
         assert_eq!(read.raw.unwrap().get(), r#"[1, {"x": 2}]"#, "raw JSON stays as it was");
-        assert_eq!(read.list, Some(vec![Inner { a: 3 }]));
+        assert_eq!(read.list, Some(vec![Leaf { a: 3 }]));
         for array in [r#"[null, null, null]"#, r#"{"inner": [1]}"#, r#"{"list": [[3]]}"#] {
-            let refused = from_str::<Outer<'_>>(array).unwrap_err();
+            let refused = from_str::<Nesting<'_>>(array).unwrap_err();
             assert!(refused.to_string().contains("invalid type: sequence"), "{array}: {refused}");
         }
         // serde_json itself takes them, which is what the wrapper is for.
-        assert!(serde_json::from_str::<Outer<'_>>(r#"{"inner": [1]}"#).is_ok());
+        assert!(serde_json::from_str::<Nesting<'_>>(r#"{"inner": [1]}"#).is_ok());
     }
 
     #[test]

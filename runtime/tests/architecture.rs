@@ -1,154 +1,372 @@
 //! Keeps `ARCHITECTURE.md` true: every top-level module of the runtime is in one layer of its
-//! table, no module imports from a layer above its own, and no modules import each other in a
-//! cycle.
+//! table, no module imports from a layer above its own, neither modules nor files import each
+//! other in a cycle, no two types share a name, only the method table spells a method's name,
+//! only the observation layer observes, and a layer never names what the document says it
+//! does not know.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use mcp_rounds::method::Method;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// Module → layer number, from the table of `ARCHITECTURE.md`.
-fn layers() -> BTreeMap<String, usize> {
-    let doc = std::fs::read_to_string(Path::new(ROOT).join("ARCHITECTURE.md")).unwrap();
-    let mut layers = BTreeMap::new();
-    for line in doc.lines() {
+fn document() -> String {
+    std::fs::read_to_string(Path::new(ROOT).join("ARCHITECTURE.md")).unwrap()
+}
+
+/// The rows of the document's tables: each row's cells, trimmed.
+fn rows(doc: &str) -> impl Iterator<Item = Vec<&str>> {
+    doc.lines().filter(|line| line.starts_with('|')).map(|line| {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [_, layer, modules, _] = cells[..] else { continue };
-        let Some(Ok(number)) = layer.split_whitespace().next().map(str::parse::<usize>) else { continue };
-        for module in modules.split(',') {
-            let module = module.trim().trim_matches('`');
-            assert!(layers.insert(module.to_owned(), number).is_none(), "{module} is in two layers");
+        cells[1..cells.len() - 1].to_vec()
+    })
+}
+
+/// Backquoted names in a cell: "`a`, `b`" → [a, b].
+fn names(cell: &str) -> impl Iterator<Item = &str> {
+    cell.split(',').map(|name| name.trim().trim_matches('`')).filter(|name| !name.is_empty())
+}
+
+/// Module → (layer number, layer name), from the table of layers.
+fn layers() -> BTreeMap<String, (usize, String)> {
+    let doc = document();
+    let mut layers = BTreeMap::new();
+    for cells in rows(&doc) {
+        let [layer, modules] = cells[..] else { continue };
+        let mut words = layer.split_whitespace();
+        let Some(Ok(number)) = words.next().map(str::parse::<usize>) else { continue };
+        let name = words.next().unwrap_or_default().to_owned();
+        for module in names(modules) {
+            assert!(layers.insert(module.to_owned(), (number, name.clone())).is_none(), "{module} is in two layers");
         }
     }
     assert!(!layers.is_empty(), "ARCHITECTURE.md has no table of layers");
     layers
 }
 
-fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
+/// One source file: its text, and its code with every comment and every string's contents
+/// blanked (the same length, lines where they were), and its string literals.
+struct Source {
+    /// The path under `src/`, `/`-separated.
+    path: String,
+    code: String,
+    /// Each string literal's byte offset and value (escapes left as written).
+    literals: Vec<(usize, String)>,
+}
+
+impl Source {
+    fn read(src: &Path, file: &Path) -> Self {
+        let text = std::fs::read_to_string(file).unwrap();
+        let path = file.strip_prefix(src).unwrap().to_str().unwrap().replace('\\', "/");
+        let (code, literals) = scan(&text);
+        Source { path, code, literals }
+    }
+
+    /// The top-level module it belongs to (`tool/params.rs` → `tool`).
+    fn module(&self) -> &str {
+        let first = self.path.split('/').next().unwrap();
+        first.strip_suffix(".rs").unwrap_or(first)
+    }
+
+    /// Its module path (`tool/params.rs` → `tool::params`, `tool/mod.rs` → `tool`).
+    fn module_path(&self) -> Vec<String> {
+        let mut parts: Vec<String> = self.path.trim_end_matches(".rs").split('/').map(str::to_owned).collect();
+        if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+            parts.pop();
         }
+        parts
+    }
+
+    /// Whether the whole file is test code.
+    fn is_test_file(&self) -> bool {
+        self.path.split('/').any(|part| part == "tests.rs" || part == "tests")
+    }
+
+    /// Byte ranges of code compiled only for tests: the item after each `#[cfg(test)]`.
+    fn test_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let bytes = self.code.as_bytes();
+        let mut ranges = Vec::new();
+        for (at, _) in self.code.match_indices("#[cfg(test)]") {
+            let mut i = at;
+            let mut depth = 0usize;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    b';' if depth == 0 => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            ranges.push(at..i + 1);
+        }
+        ranges
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.code[..offset].matches('\n').count() + 1
     }
 }
 
-/// The top-level module a file belongs to (`src/tool/params.rs` → `tool`).
-fn module_of(src: &Path, file: &Path) -> String {
-    let relative = file.strip_prefix(src).unwrap();
-    let first = relative.components().next().unwrap().as_os_str().to_str().unwrap();
-    first.trim_end_matches(".rs").to_owned()
-}
-
-/// The code of a file without comments and string literals, where `crate::` cannot mean a path.
-fn code(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
+/// Blanks comments and the insides of string and character literals, and collects the string
+/// literals: raw strings (`r#"…"#`) and byte strings included.
+fn scan(text: &str) -> (String, Vec<(usize, String)>) {
+    let bytes = text.as_bytes();
+    let mut code = bytes.to_vec();
+    let mut literals = Vec::new();
+    let blank = |code: &mut Vec<u8>, range: std::ops::Range<usize>| {
+        for b in &mut code[range] {
+            if *b != b'\n' {
+                *b = b' ';
             }
-            '/' if chars.peek() == Some(&'*') => {
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            '"' => {
-                let mut escaped = false;
-                for c in chars.by_ref() {
-                    if escaped {
-                        escaped = false;
-                    } else if c == '\\' {
-                        escaped = true;
-                    } else if c == '"' {
-                        break;
-                    }
-                }
-                out.push_str("\"\"");
-            }
-            // A char literal: skip it, so that '"' does not start a string.
-            '\'' if chars.clone().nth(1) == Some('\'') => {
-                chars.next();
-                chars.next();
-            }
-            _ => out.push(c),
         }
-    }
-    out
-}
-
-/// Every `crate::name` the code refers to, `use crate::{a, b::c}` groups included.
-fn referenced(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let ident = |s: &str| -> String {
-        s.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit()).collect()
     };
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let name = ident(item.trim());
-                if !name.is_empty() {
-                    found.insert(name);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                let end = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                blank(&mut code, i..end);
+                i = end;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let (mut depth, mut j) = (1, i + 2);
+                while j < bytes.len() && depth > 0 {
+                    if bytes[j..].starts_with(b"/*") {
+                        depth += 1;
+                        j += 2;
+                    } else if bytes[j..].starts_with(b"*/") {
+                        depth -= 1;
+                        j += 2;
+                    } else {
+                        j += 1;
+                    }
+                }
+                blank(&mut code, i..j);
+                i = j;
+            }
+            b'r' | b'b' if i == 0 || !is_ident(bytes[i - 1]) => {
+                // `r"…"`, `r#"…"#`, `b"…"`, `br#"…"#`.
+                let mut j = i + 1;
+                if bytes[i] == b'b' && bytes.get(j) == Some(&b'r') {
+                    j += 1;
+                }
+                let raw = bytes[i] == b'r' || j == i + 2;
+                let hashes = bytes[j..].iter().take_while(|b| **b == b'#').count();
+                if bytes.get(j + hashes) == Some(&b'"') && (raw || hashes == 0) {
+                    let start = j + hashes + 1;
+                    let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+                    let end = if raw {
+                        start + text[start..].find(std::str::from_utf8(&close).unwrap()).unwrap()
+                    } else {
+                        string_end(bytes, start)
+                    };
+                    literals.push((i, text[start..end].to_owned()));
+                    blank(&mut code, start..end);
+                    i = end + close.len();
+                } else {
+                    i += 1;
                 }
             }
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                found.insert(name);
+            b'"' => {
+                let end = string_end(bytes, i + 1);
+                literals.push((i, text[i + 1..end].to_owned()));
+                blank(&mut code, i + 1..end);
+                i = end + 1;
             }
+            // A character literal, not a lifetime: `'x'`, `'\n'`, `'\u{1F600}'`, `'"'`.
+            b'\'' => {
+                let rest = &text[i + 1..];
+                let length = if rest.starts_with('\\') {
+                    rest.get(2..).and_then(|after| after.find('\'')).map(|n| n + 2)
+                } else {
+                    let c = rest.chars().next();
+                    c.filter(|c| rest[c.len_utf8()..].starts_with('\'')).map(char::len_utf8)
+                };
+                match length {
+                    Some(length) => {
+                        blank(&mut code, i + 1..i + 1 + length);
+                        i += length + 2;
+                    }
+                    None => i += 1,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    (String::from_utf8(code).unwrap(), literals)
+}
+
+/// Where the string that starts at `start` ends (the offset of its closing quote).
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut j = start;
+    while bytes[j] != b'"' {
+        j += if bytes[j] == b'\\' { 2 } else { 1 };
+    }
+    j
+}
+
+fn sources() -> Vec<Source> {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    let src = Path::new(ROOT).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files.sort();
+    files.iter().map(|file| Source::read(&src, file)).collect()
+}
+
+/// The identifiers of some code, in order, with their offsets.
+fn identifiers(code: &str) -> Vec<(usize, &str)> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_ident(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        if !bytes[start].is_ascii_digit() {
+            found.push((start, &code[start..i]));
         }
     }
     found
 }
 
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(ROOT).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    let modules: BTreeSet<String> = files.iter().map(|f| module_of(&src, f)).collect();
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in &files {
-        let module = module_of(&src, file);
-        let text = std::fs::read_to_string(file).unwrap();
-        let targets: Vec<String> = referenced(&code(&text))
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Every path written in some code that starts with `crate::`, `super::` or `self::`, `use`
+/// groups expanded: `use crate::{a, b::{c, d}}` → `crate::a`, `crate::b::c`, `crate::b::d`.
+fn paths(code: &str) -> Vec<Vec<String>> {
+    fn expand(tree: &str) -> Vec<String> {
+        let tree: String = tree.chars().filter(|c| !c.is_whitespace()).collect();
+        let Some(open) = tree.find('{') else { return vec![tree] };
+        let (prefix, inner) = (&tree[..open], &tree[open + 1..tree.len() - 1]);
+        let mut parts = Vec::new();
+        let (mut depth, mut start) = (0, 0);
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(&inner[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(&inner[start..]);
+        parts
             .into_iter()
-            .filter(|t| modules.contains(t) && *t != module && t != "lib")
-            .collect();
-        graph.entry(module).or_default().extend(targets);
+            .filter(|p| !p.is_empty())
+            .flat_map(|p| expand(p).into_iter().map(|q| format!("{prefix}{q}")))
+            .collect()
+    }
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before_ok = at == 0 || !is_ident(rest.as_bytes()[at - 1]);
+        let after = &rest[at + 4..];
+        if before_ok && let Some(end) = after.find(';') {
+            found.extend(expand(&after[..end]));
+        }
+        rest = &rest[at + 4..];
+    }
+    for (at, word) in identifiers(code) {
+        if matches!(word, "crate" | "super" | "self") && code[at + word.len()..].starts_with("::") {
+            let end = code[at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                .map_or(code.len(), |n| at + n);
+            found.push(code[at..end].to_owned());
+        }
+    }
+    found
+        .into_iter()
+        .map(|path| path.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect::<Vec<_>>())
+        .filter(|segments| segments.len() > 1)
+        .filter(|segments| matches!(segments.first().map(String::as_str), Some("crate" | "super" | "self")))
+        .collect()
+}
+
+/// Module → the modules its files refer to.
+fn module_graph(sources: &[Source]) -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<&str> = sources.iter().map(Source::module).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for source in sources {
+        let module = source.module();
+        let targets = paths(&source.code)
+            .into_iter()
+            .filter(|path| path[0] == "crate" && path.len() > 1)
+            .map(|path| path[1].clone())
+            .filter(|target| modules.contains(target.as_str()) && target != module && target != "lib");
+        graph.entry(module.to_owned()).or_default().extend(targets);
     }
     graph
+}
+
+/// A cycle in `graph`, if it has one: the nodes along it, the first one again at the end.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit<'a>(
+        node: &'a str,
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|n| *n == node) {
+            return Some(path[start..].iter().map(|n| n.to_string()).chain([node.to_owned()]).collect());
+        }
+        if !done.insert(node) {
+            return None;
+        }
+        path.push(node);
+        for target in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(target, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph.keys().find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
 }
 
 #[test]
 fn every_module_is_in_a_layer_and_imports_only_from_below() {
     let layers = layers();
-    let graph = graph();
+    let graph = module_graph(&sources());
     let mut problems = Vec::new();
     for (module, targets) in &graph {
         if module == "lib" {
             continue;
         }
-        let Some(&own) = layers.get(module) else {
+        let Some((own, _)) = layers.get(module) else {
             problems.push(format!("`{module}` is in no layer of ARCHITECTURE.md"));
             continue;
         };
         for target in targets {
-            if layers.get(target).is_some_and(|&layer| layer > own) {
-                problems.push(format!("`{module}` (layer {own}) imports `{target}` (layer {})", layers[target]));
+            if let Some((layer, _)) = layers.get(target).filter(|(layer, _)| layer > own) {
+                problems.push(format!("`{module}` (layer {own}) imports `{target}` (layer {layer})"));
             }
         }
     }
@@ -162,41 +380,171 @@ fn every_module_is_in_a_layer_and_imports_only_from_below() {
 
 #[test]
 fn no_modules_import_each_other_in_a_cycle() {
-    let graph = graph();
-    // Depth-first search for a back edge; the path to it is the cycle.
-    fn visit<'a>(
-        module: &'a str,
-        graph: &'a BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<Vec<String>> {
-        if let Some(start) = path.iter().position(|m| *m == module) {
-            return Some(path[start..].iter().map(|m| m.to_string()).chain([module.to_owned()]).collect());
-        }
-        if !done.insert(module) {
-            return None;
-        }
-        path.push(module);
-        for target in graph.get(module).into_iter().flatten() {
-            if let Some(cycle) = visit(target, graph, path, done) {
-                return Some(cycle);
-            }
-        }
-        path.pop();
-        None
-    }
-    let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        if let Some(cycle) = visit(module, &graph, &mut Vec::new(), &mut done) {
-            panic!("modules import each other: {}", cycle.join(" -> "));
-        }
+    if let Some(cycle) = cycle(&module_graph(&sources())) {
+        panic!("modules import each other: {}", cycle.join(" -> "));
     }
 }
 
 #[test]
-fn the_scanner_sees_paths_and_not_comments_or_strings() {
-    let seen = referenced(&code(
-        "use crate::error::Error;\nuse crate::{model, tool::ToolRoute};\n// crate::nope\nlet s = \"crate::no\";\nlet c = '\"'; crate::yes::X;",
-    ));
-    assert_eq!(seen.into_iter().collect::<Vec<_>>(), ["error", "model", "tool", "yes"]);
+fn no_files_import_each_other_in_a_cycle() {
+    let sources: Vec<Source> = sources().into_iter().filter(|s| !s.is_test_file() && s.path != "lib.rs").collect();
+    let by_module: BTreeMap<Vec<String>, &str> = sources.iter().map(|s| (s.module_path(), s.path.as_str())).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for source in &sources {
+        let here = source.module_path();
+        let edges = graph.entry(source.path.clone()).or_default();
+        for path in paths(&source.code) {
+            let (mut base, mut rest) = (Vec::new(), &path[..]);
+            if rest[0] == "crate" {
+                rest = &rest[1..];
+            } else {
+                base = here.clone();
+                while let Some(first) = rest.first().filter(|s| *s == "super" || *s == "self") {
+                    if first == "super" {
+                        base.pop();
+                    }
+                    rest = &rest[1..];
+                }
+            }
+            // The file of the longest module prefix the path names.
+            let target = (0..=rest.len()).rev().find_map(|n| {
+                let module: Vec<String> = base.iter().chain(&rest[..n]).cloned().collect();
+                by_module.get(&module).map(|file| (module, *file))
+            });
+            let Some((module, file)) = target else { continue };
+            // A file and a `mod.rs` above it are parts of one module, not a cycle.
+            if file == source.path || here.starts_with(&module) || module.starts_with(&here) {
+                continue;
+            }
+            edges.insert(file.to_owned());
+        }
+    }
+    if let Some(cycle) = cycle(&graph) {
+        panic!("files import each other: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn no_two_types_share_a_name() {
+    // Name → where it is defined, and whether a `cfg` chooses that definition.
+    let mut defined: BTreeMap<String, Vec<(String, usize, bool)>> = BTreeMap::new();
+    for source in sources() {
+        let words = identifiers(&source.code);
+        for pair in words.windows(2) {
+            let [(at, keyword), (_, name)] = pair else { continue };
+            if !matches!(*keyword, "struct" | "enum" | "trait" | "union" | "type") {
+                continue;
+            }
+            let line_start = source.code[..*at].rfind('\n').map_or(0, |n| n + 1);
+            // An associated type (`type Output = …;` in an impl) is no type of the crate's own.
+            if *keyword == "type" && source.code[line_start..*at].starts_with(char::is_whitespace) {
+                continue;
+            }
+            // The attributes right above it.
+            let above: Vec<&str> = source.code[..line_start]
+                .lines()
+                .rev()
+                .map(str::trim)
+                .take_while(|line| line.is_empty() || line.starts_with("#["))
+                .collect();
+            let chosen = above.iter().any(|line| line.starts_with("#[cfg("));
+            defined.entry((*name).to_owned()).or_default().push((source.path.clone(), source.line_of(*at), chosen));
+        }
+    }
+    let mut problems = Vec::new();
+    for (name, places) in defined {
+        let files: BTreeSet<&str> = places.iter().map(|(file, ..)| file.as_str()).collect();
+        // Alternatives of one type in one file, each chosen by `cfg`, are one type.
+        let alternatives = files.len() == 1 && places.iter().all(|(.., chosen)| *chosen);
+        if places.len() > 1 && !alternatives {
+            let at: Vec<String> = places.iter().map(|(file, line, _)| format!("{file}:{line}")).collect();
+            problems.push(format!("`{name}` names {} types: {}", places.len(), at.join(", ")));
+        }
+    }
+    assert!(problems.is_empty(), "one name, one type:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn only_the_method_table_spells_a_methods_name() {
+    let methods: BTreeSet<&str> = Method::ALL.iter().map(|method| method.name()).collect();
+    let mut problems = Vec::new();
+    for source in sources().iter().filter(|s| !s.is_test_file() && s.path != "method/table.rs") {
+        let tests = source.test_ranges();
+        for (at, value) in &source.literals {
+            if methods.contains(value.as_str()) && !tests.iter().any(|range| range.contains(at)) {
+                problems.push(format!("{}:{}: \"{value}\"", source.path, source.line_of(*at)));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "method names spelled outside the method table:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn only_the_observation_layer_observes() {
+    let mut problems = Vec::new();
+    for source in sources().iter().filter(|s| !s.is_test_file()) {
+        let tests = source.test_ranges();
+        let outside_tests = |pattern: &str| {
+            source.code.match_indices(pattern).any(|(at, _)| !tests.iter().any(|range| range.contains(&at)))
+        };
+        if outside_tests("Observed::start") && source.path != "middleware/telemetry.rs" {
+            problems.push(format!("{} starts an observation", source.path));
+        }
+        let observes = outside_tests("telemetry::observe") || outside_tests("telemetry::within");
+        if observes && source.path != "server/mod.rs" {
+            problems.push(format!("{} calls the observation layer", source.path));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_layer_never_names_what_the_document_says_it_does_not_know() {
+    let doc = document();
+    let layers = layers();
+    let mut rules = 0;
+    let mut problems = Vec::new();
+    let sources = sources();
+    for cells in rows(&doc) {
+        let [layer, identifiers_cell] = cells[..] else { continue };
+        let modules: BTreeSet<&str> =
+            layers.iter().filter(|(_, (_, name))| name == layer).map(|(module, _)| module.as_str()).collect();
+        if modules.is_empty() {
+            continue;
+        }
+        rules += 1;
+        let banned: BTreeSet<&str> = names(identifiers_cell).collect();
+        for source in sources.iter().filter(|s| modules.contains(s.module()) && !s.is_test_file()) {
+            let tests = source.test_ranges();
+            for (at, word) in identifiers(&source.code) {
+                if banned.contains(word) && !tests.iter().any(|range| range.contains(&at)) {
+                    problems.push(format!("{}:{}: the {layer} layer names `{word}`", source.path, source.line_of(at)));
+                }
+            }
+        }
+    }
+    assert!(rules > 0, "ARCHITECTURE.md says no layer never names anything");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scanner_sees_paths_literals_and_types_and_not_comments_or_strings() {
+    let text = "use crate::error::Error;\nuse crate::{model, tool::{ToolRoute, x}};\n// crate::nope \"tools/call\"\n\
+                let s = \"crate::no\"; let r = r#\"a \"quoted\" crate::no\"#;\nlet c = '\"'; crate::yes::X; super::sib::Y;\n\
+                /* struct Hidden */ fn f<'a>(x: &'a str) {}";
+    let (code, literals) = scan(text);
+    let seen: BTreeSet<String> = paths(&code).into_iter().map(|p| p.join("::")).collect();
+    let expected = [
+        "crate::error::Error",
+        "crate::model",
+        "crate::tool::ToolRoute",
+        "crate::tool::x",
+        "crate::yes::X",
+        "super::sib::Y",
+    ];
+    assert_eq!(seen, expected.iter().map(|s| s.to_string()).collect());
+    let values: Vec<&str> = literals.iter().map(|(_, v)| v.as_str()).collect();
+    assert_eq!(values, ["crate::no", "a \"quoted\" crate::no"]);
+    assert!(!code.contains("Hidden") && code.contains("fn f<'a>"));
+    assert_eq!(code.len(), text.len());
 }

@@ -71,6 +71,13 @@ fn statuses_follow_the_revision() {
     let response = post(a, &note);
     assert_eq!(response.status, 202);
     assert!(response.body.is_empty());
+    // Whatever its params: a notification is never answered.
+    for params in [json!("garbage"), json!(7), json!([1, 2]), json!(null)] {
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params});
+        let response = post(a, &note);
+        assert_eq!(response.status, 202, "{params}");
+        assert!(response.body.is_empty(), "{params}: {:?}", response.body);
+    }
 
     // 404 for -32601, with the JSON-RPC body that tells it apart from a legacy 404.
     let response = post(a, &request(json!(2), "no/such/method", json!({})));

@@ -225,6 +225,12 @@ fn a_notification_gets_no_answer_and_the_next_request_does() {
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 12345}}));
     // Even a notification for a method that would fail as a request is never answered.
     server.send(&json!({"jsonrpc": "2.0", "method": "tools/call", "params": {}}));
+    // Nor one whose params are not an object, whatever they are (an array is JSON-RPC's own
+    // positional form).
+    for params in [json!("garbage"), json!(7), json!([1, 2]), json!(null), json!([{"requestId": 1}])] {
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}));
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": params}));
+    }
     let response = server.call(&request(json!(77), "tools/list", json!({})));
     assert_eq!(response["id"], 77, "the first line back must answer the request, not a notification");
     let (rest, status) = server.finish();

@@ -65,7 +65,7 @@ pub struct Changes {
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub(crate) enum Signal {
     /// A change, and whether it happened here (then it is also relayed to other instances).
-    Event(ChangeEvent, Origin),
+    Event(ChangeEvent, AnnouncedFrom),
     /// Events may have been missed (a relay lost its connection): listeners end gracefully, so
     /// that their clients listen again and re-read.
     Resync,
@@ -73,7 +73,7 @@ pub(crate) enum Signal {
 
 /// Where a change was first announced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Origin {
+pub(crate) enum AnnouncedFrom {
     Here,
     Elsewhere,
 }
@@ -109,13 +109,13 @@ impl Changes {
     /// Announces an event.
     pub fn announce(&self, event: ChangeEvent) {
         // No listener is not an error: nobody wanted to know.
-        let _ = self.sender.send(Signal::Event(event, Origin::Here));
+        let _ = self.sender.send(Signal::Event(event, AnnouncedFrom::Here));
     }
 
     /// Announces an event another instance announced (it is not relayed back).
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub(crate) fn announce_from_elsewhere(&self, event: ChangeEvent) {
-        let _ = self.sender.send(Signal::Event(event, Origin::Elsewhere));
+        let _ = self.sender.send(Signal::Event(event, AnnouncedFrom::Elsewhere));
     }
 
     /// Ends every listen stream gracefully: events may have been missed.

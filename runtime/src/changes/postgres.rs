@@ -8,7 +8,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_postgres::{AsyncMessage, NoTls};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::{ChangeEvent, Changes, Origin, Signal};
+use super::{AnnouncedFrom, ChangeEvent, Changes, Signal};
 use crate::replay::StoreError;
 
 /// The channel every instance listens on.
@@ -90,10 +90,10 @@ impl PostgresFanOut {
     }
 }
 
-type Connection = (tokio_postgres::Client, tokio::sync::mpsc::UnboundedReceiver<String>, tokio::task::JoinHandle<()>);
+type Listener = (tokio_postgres::Client, tokio::sync::mpsc::UnboundedReceiver<String>, tokio::task::JoinHandle<()>);
 
 /// A client listening on the channel, and the payloads that arrive on it.
-async fn connect(config: &tokio_postgres::Config) -> Result<Connection, StoreError> {
+async fn connect(config: &tokio_postgres::Config) -> Result<Listener, StoreError> {
     let (client, mut connection) =
         config.connect(NoTls).await.map_err(|e| StoreError(format!("cannot reach PostgreSQL: {e}")))?;
     let (sender, payloads) = tokio::sync::mpsc::unbounded_channel();
@@ -124,7 +124,7 @@ async fn relay(
     config: tokio_postgres::Config,
     instance: String,
     stop: CancellationToken,
-    mut connection: Option<Connection>,
+    mut connection: Option<Listener>,
 ) {
     let mut relay = changes.relay();
     let mut backoff = Duration::from_millis(100);
@@ -167,7 +167,7 @@ async fn relay(
                     None => break,
                 },
                 signal = relay.receiver.recv() => match signal {
-                    Ok(Signal::Event(event, Origin::Here)) => {
+                    Ok(Signal::Event(event, AnnouncedFrom::Here)) => {
                         let payload = encode(&instance, &event);
                         if payload.len() > MAX_PAYLOAD {
                             tracing::warn!("a change event is too large to relay; other instances resync");

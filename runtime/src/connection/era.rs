@@ -10,7 +10,7 @@ use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
 /// Whether a request's params carry the 2026-07-28 envelope.
 pub(crate) fn is_modern(params: Option<&RawValue>) -> bool {
     #[derive(Deserialize)]
-    struct Outer<'a> {
+    struct ParamsMeta<'a> {
         #[serde(rename = "_meta", borrow, default)]
         meta: Option<&'a RawValue>,
     }
@@ -20,7 +20,9 @@ pub(crate) fn is_modern(params: Option<&RawValue>) -> bool {
         version: Option<&'a RawValue>,
     }
     let Some(params) = params else { return false };
-    let Ok(Outer { meta: Some(meta) }) = serde_json::from_str::<Outer<'_>>(params.get()) else { return false };
+    let Ok(ParamsMeta { meta: Some(meta) }) = serde_json::from_str::<ParamsMeta<'_>>(params.get()) else {
+        return false;
+    };
     serde_json::from_str::<Meta<'_>>(meta.get()).is_ok_and(|m| m.version.is_some_and(|v| v.get() != "null"))
 }
 

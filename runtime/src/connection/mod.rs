@@ -1,35 +1,40 @@
 //! The connection layer: what every transport shares between the bytes it frames and the
-//! server's dispatch.
+//! server.
 //!
 //! A [`Connection`] takes one decoded message at a time and decides everything protocol-wide
 //! about it: its era (a request with the 2026-07-28 `_meta` is stateless; an `initialize`
 //! without it opens a 2025-11-25 [`Session`](legacy::Session), found again through a
 //! [`Sessions`] store), which requests are in flight under which id (what
-//! `notifications/cancelled` names, and a reused id refused), and what shuts listen streams
-//! down. A transport gets back a [`Step`]: a request to run, an answer to send at once, or
-//! nothing; it only frames what it is given and maps errors to its own statuses.
+//! `notifications/cancelled` names, and a reused id refused), what shuts listen streams down,
+//! and what each answer means to a transport with statuses ([`Status`], which depends on the
+//! era). A transport gets back what a message comes to ([`Received`]): a request to run, an
+//! answer to send at once, or nothing; it only frames what it is given and maps a [`Status`]
+//! to its own.
 
+#[cfg(feature = "http")]
+mod endpoint;
 pub(crate) mod era;
 mod in_flight;
 pub(crate) mod legacy;
 #[cfg(feature = "http")]
 pub(crate) mod session_map;
 pub(crate) mod sessions;
+mod status;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 
-use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{Notifier, Principal};
-use crate::dispatch::{Encoded, McpRequest, Origin, Stream};
+use crate::dispatch::{Encoded, McpRequest, McpResponse, Origin, Stream};
 use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::{self, Incoming, Request, encode_error};
-use crate::model::notifications::CANCELLED;
-use crate::model::{RequestId, TraceContext};
+use crate::method::Method;
+use crate::model::{CancelledNotificationParams, RequestId, TraceContext};
 use crate::server::Server;
 use crate::telemetry::Transport;
 use crate::version::LEGACY_PROTOCOL_VERSIONS;
@@ -38,6 +43,17 @@ use era::{is_modern, is_modern_header};
 use in_flight::{Entered, InFlight};
 use legacy::Session;
 use sessions::Sessions;
+pub(crate) use status::Status;
+
+/// The connection of one byte stream (stdio), which carries at most one legacy session.
+pub(crate) type StreamConnection = Connection<sessions::OwnSession>;
+
+/// The connection of an endpoint (HTTP), whose legacy sessions are named by their clients.
+#[cfg(feature = "http")]
+pub(crate) type EndpointConnection = Connection<session_map::SessionMap>;
+
+#[cfg(feature = "http")]
+pub(crate) use session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
 
 /// One peer's side of MCP over one transport connection (stdio) or endpoint (HTTP).
 pub(crate) struct Connection<S: Sessions> {
@@ -62,7 +78,8 @@ pub(crate) struct Arrival<'a> {
     /// HTTP's standard headers: the version a message claims outside its body, and what a
     /// 2026-07-28 request's body is checked against.
     pub(crate) headers: Option<StandardHeaders>,
-    /// Where the request's own notifications go (its response stream).
+    /// Where the request's own notifications go (its response stream); `None` when the
+    /// client reads none.
     pub(crate) notifier: Option<Notifier>,
     /// The transport it came over.
     pub(crate) transport: Transport,
@@ -78,12 +95,12 @@ impl Arrival<'_> {
     }
 }
 
-/// What the transport does with a message.
-pub(crate) enum Step {
+/// What a message comes to.
+pub(crate) enum Received {
     /// Run a request; its answer comes when it is done.
     Run(Running),
-    /// Reply at once.
-    Refuse(Refused),
+    /// Answer at once.
+    Refused(Refused),
     /// Nothing to answer (a notification, or a response from the client).
     Accepted,
 }
@@ -91,8 +108,6 @@ pub(crate) enum Step {
 /// A request on its way.
 #[cfg_attr(not(feature = "http"), allow(dead_code))] // a stream transport needs only the answer
 pub(crate) struct Running {
-    /// Which revision's rules its answer follows.
-    pub(crate) era: Era,
     /// Cancelled when the client cancels it (by id, or by closing the request's stream).
     pub(crate) cancellation: CancellationToken,
     /// Its answer; `None` when it was cancelled, and then nothing is sent.
@@ -104,6 +119,8 @@ pub(crate) struct Running {
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Answered {
     pub(crate) encoded: Encoded,
+    /// What it means to a transport with statuses, by the rules of the request's era.
+    pub(crate) status: Status,
     /// The session its `initialize` opened, by the name the client will use.
     pub(crate) opened: Option<Arc<str>>,
 }
@@ -112,31 +129,22 @@ pub(crate) struct Answered {
 #[derive(Debug)]
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Refused {
-    pub(crate) why: Refusal,
+    pub(crate) status: Status,
     /// One JSON-RPC error response.
     pub(crate) bytes: Vec<u8>,
 }
 
-/// Why a message was refused, for the transport's status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Refusal {
-    /// Not a message that can be processed, or in a session it does not fit (HTTP 400).
-    Invalid,
-    /// It names a session that does not exist, or no longer (HTTP 404).
-    UnknownSession,
-    /// An error of a legacy session's own, which travels as a result (HTTP 200).
-    InSession,
-}
-
-#[derive(Deserialize)]
-struct CancelParams {
-    #[serde(rename = "requestId")]
-    request_id: RequestId,
+impl StreamConnection {
+    /// The connection of one byte stream serving `server`: what belongs to no request goes to
+    /// `sink`, and `shutdown` ends listen streams.
+    pub(crate) fn stream(server: &Server, sink: Notifier, shutdown: CancellationToken) -> Self {
+        Connection::new(server, sessions::OwnSession::default(), Some(sink), shutdown)
+    }
 }
 
 impl<S: Sessions> Connection<S> {
     /// A connection of `server` whose sessions live in `sessions`.
-    pub(crate) fn new(server: &Server, sessions: S, sink: Option<Notifier>, shutdown: CancellationToken) -> Self {
+    fn new(server: &Server, sessions: S, sink: Option<Notifier>, shutdown: CancellationToken) -> Self {
         Connection {
             server: server.clone(),
             sessions: Arc::new(sessions),
@@ -153,21 +161,23 @@ impl<S: Sessions> Connection<S> {
     }
 
     /// Takes one message.
-    pub(crate) fn receive(&self, bytes: &[u8], arrival: Arrival<'_>) -> Step {
+    pub(crate) fn receive(&self, bytes: &[u8], arrival: Arrival<'_>) -> Received {
         // A message that names its session belongs to it, or to nothing.
         let named = match arrival.session.filter(|_| S::NAMED) {
             None => None,
             Some(name) => match self.named(name, &arrival) {
                 Ok(session) => Some(session),
-                Err(refused) => return Step::Refuse(refused),
+                Err(refused) => return Received::Refused(refused),
             },
         };
         match jsonrpc::decode(bytes) {
             Incoming::Request(request) => self.request(request, named, arrival),
             Incoming::Notification(notification) => {
+                // Whatever it carries, a notification is never answered.
                 let params = notification.params.as_deref();
-                if &*notification.method == CANCELLED && !S::NAMED {
-                    match serde_json::from_str::<CancelParams>(params.map_or("null", |p| p.get())) {
+                let method = Method::from_name(&notification.method);
+                if method == Some(Method::NotificationsCancelled) && !S::NAMED {
+                    match crate::strict::from_str::<CancelledNotificationParams>(params.map_or("null", |p| p.get())) {
                         Ok(p) => self.in_flight.cancel(&p.request_id),
                         Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
                     }
@@ -176,11 +186,11 @@ impl<S: Sessions> Connection<S> {
                 } else {
                     tracing::debug!(method = %notification.method, "notification ignored");
                 }
-                Step::Accepted
+                Received::Accepted
             }
             Incoming::Response if S::NAMED && named.is_none() => {
                 let error = Error::invalid_request("Clients do not send responses in protocol 2026-07-28");
-                refuse(Refusal::Invalid, None, &error)
+                refuse(Status::Invalid, None, &error)
             }
             Incoming::Response => {
                 // Only a legacy session asks the client anything; anything else is dropped
@@ -188,18 +198,16 @@ impl<S: Sessions> Connection<S> {
                 if !named.or_else(|| self.own_session(&arrival)).is_some_and(|session| session.answer(bytes)) {
                     tracing::debug!("a response that answers nothing this server asked was ignored");
                 }
-                Step::Accepted
+                Received::Accepted
             }
-            Incoming::Invalid { id, error } => refuse(Refusal::Invalid, id.as_ref(), &error),
+            Incoming::Invalid { id, error } => refuse(Status::Invalid, id.as_ref(), &error),
         }
     }
 
     /// The session a message names, checked against what else the message says.
     fn named(&self, name: &str, arrival: &Arrival<'_>) -> Result<Arc<Session>, Refused> {
         let Some(session) = self.sessions.find(Some(name), &arrival.principal) else {
-            // The 2025 transport's signal to start over with a new initialize.
-            let error = Error::invalid_request("Session not found: it ended or never existed; initialize again");
-            return Err(refused(Refusal::UnknownSession, None, &error));
+            return Err(session_not_found());
         };
         // The version header, when sent, is the one the handshake settled on.
         if let Some(version) = arrival.version()
@@ -210,7 +218,7 @@ impl<S: Sessions> Connection<S> {
                 session.version().unwrap_or_default(),
                 LEGACY_PROTOCOL_VERSIONS.join(", ")
             ));
-            return Err(refused(Refusal::Invalid, None, &error));
+            return Err(refused(Status::Invalid, None, &error));
         }
         Ok(session)
     }
@@ -220,7 +228,7 @@ impl<S: Sessions> Connection<S> {
         if S::NAMED { None } else { self.sessions.find(None, &arrival.principal) }
     }
 
-    fn request(&self, request: Request, named: Option<Arc<Session>>, arrival: Arrival<'_>) -> Step {
+    fn request(&self, request: Request, named: Option<Arc<Session>>, arrival: Arrival<'_>) -> Received {
         // Whether the request carries the 2026-07-28 envelope is read only where a session
         // could serve it: most requests arrive where none exists, and are never scanned twice.
         let modern = || is_modern(request.params.as_deref());
@@ -229,7 +237,7 @@ impl<S: Sessions> Connection<S> {
                 let error = Error::invalid_request(
                     "A request with the 2026-07-28 _meta is stateless: send it without Mcp-Session-Id",
                 );
-                return refuse(Refusal::Invalid, Some(&request.id), &error);
+                return refuse(Status::Invalid, Some(&request.id), &error);
             }
             return self.in_session(session, request, arrival, false);
         }
@@ -238,7 +246,7 @@ impl<S: Sessions> Connection<S> {
         {
             return self.in_session(session, request, arrival, false);
         }
-        let opens = &*request.method == "initialize"
+        let opens = Method::from_name(&request.method) == Some(Method::Initialize)
             && self.server.inner.legacy_sessions
             && !is_modern_header(arrival.version())
             && !modern();
@@ -255,54 +263,74 @@ impl<S: Sessions> Connection<S> {
     }
 
     /// Registers `id` in flight in `scope`, or refuses a second request with it.
-    fn enter(scope: &InFlight, id: &RequestId) -> Result<Entered, Step> {
+    fn enter(scope: &InFlight, id: &RequestId) -> Result<Entered, Received> {
         scope.enter(id).ok_or_else(|| {
             let error = Error::invalid_request("Request id is already in use by a request in flight");
-            refuse(Refusal::InSession, Some(id), &error)
+            // A session's error travels as its answer; a stream's is one line like any other.
+            refuse(Status::Ok, Some(id), &error)
         })
     }
 
-    fn in_session(&self, session: Arc<Session>, request: Request, arrival: Arrival<'_>, keep: bool) -> Step {
+    fn in_session(&self, session: Arc<Session>, request: Request, arrival: Arrival<'_>, keep: bool) -> Received {
         let scope = if S::NAMED { &session.in_flight } else { &self.in_flight };
         let entered = match Self::enter(scope, &request.id) {
             Ok(entered) => entered,
-            Err(step) => return step,
+            Err(received) => return received,
         };
         let cancellation = entered.token.clone();
         let stream =
             Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
-        let origin =
-            Origin { transport: arrival.transport, session: arrival.session.map(Arc::from), trace: arrival.trace };
-        let work = session.handle(request, stream, origin);
+        let origin = Origin {
+            transport: arrival.transport,
+            session: arrival.session.map(Arc::from),
+            version: None,
+            trace: arrival.trace,
+        };
+        let request = session.request(request, stream, origin);
+        let work = self.answer(request, Era::Legacy);
         let keeper = keep.then(|| (self.sessions.clone(), session));
         let answer = until_cancelled(entered, work, move |encoded| {
             let opened = match keeper {
                 Some((sessions, session)) if encoded.error.is_none() => sessions.keep(session),
                 _ => None,
             };
-            Answered { encoded, opened }
+            Answered { status: Status::of(Era::Legacy, encoded.error), encoded, opened }
         });
-        Step::Run(Running { era: Era::Legacy, cancellation, answer })
+        Received::Run(Running { cancellation, answer })
     }
 
-    fn stateless(&self, request: Request, arrival: Arrival<'_>) -> Step {
+    fn stateless(&self, request: Request, arrival: Arrival<'_>) -> Received {
         // Over HTTP a closed stream cancels a request; a stream connection cancels by id.
         let entered = if S::NAMED {
             None
         } else {
             match Self::enter(&self.in_flight, &request.id) {
                 Ok(entered) => Some(entered),
-                Err(step) => return step,
+                Err(received) => return received,
             }
         };
         let cancellation = entered.as_ref().map(|e| e.token.clone()).unwrap_or_default();
         let stream =
             Stream { cancellation: cancellation.clone(), notifier: arrival.notifier, shutdown: self.shutdown.clone() };
-        let origin = Origin { transport: arrival.transport, session: None, trace: arrival.trace };
+        let origin = Origin { transport: arrival.transport, session: None, version: None, trace: arrival.trace };
         let request = McpRequest::checked(request, arrival.principal, arrival.headers, origin, stream);
-        let work = self.server.serve(request, Era::Current);
-        let answer = until_cancelled(entered, work, |encoded| Answered { encoded, opened: None });
-        Step::Run(Running { era: Era::Current, cancellation, answer })
+        let work = self.answer(request, Era::Current);
+        let answer = until_cancelled(entered, work, |encoded| Answered {
+            status: Status::of(Era::Current, encoded.error),
+            encoded,
+            opened: None,
+        });
+        Received::Run(Running { cancellation, answer })
+    }
+
+    /// `request`'s answer from the server, encoded for a client of `era`.
+    fn answer(&self, request: McpRequest, era: Era) -> impl Future<Output = Encoded> + Send + 'static {
+        let answering = self.server.call(request);
+        let server = self.server.clone();
+        async move {
+            let response: McpResponse = answering.await;
+            server.encode(response, era)
+        }
     }
 }
 
@@ -321,7 +349,7 @@ fn until_cancelled<F>(
     answered: impl FnOnce(Encoded) -> Answered + Send + 'static,
 ) -> BoxFuture<'static, Option<Answered>>
 where
-    F: std::future::Future<Output = Encoded> + Send + 'static,
+    F: Future<Output = Encoded> + Send + 'static,
 {
     let entered = entered.into();
     let token = entered.as_ref().map(|e| e.token.clone());
@@ -349,10 +377,17 @@ where
     })
 }
 
-fn refused(why: Refusal, id: Option<&RequestId>, error: &Error) -> Refused {
-    Refused { why, bytes: encode_error(id, error) }
+/// The answer to a message naming a session that does not exist, or no longer: the 2025
+/// transport's signal to start over with a new `initialize`.
+fn session_not_found() -> Refused {
+    let error = Error::invalid_request("Session not found: it ended or never existed; initialize again");
+    refused(Status::NotFound, None, &error)
 }
 
-fn refuse(why: Refusal, id: Option<&RequestId>, error: &Error) -> Step {
-    Step::Refuse(refused(why, id, error))
+fn refused(status: Status, id: Option<&RequestId>, error: &Error) -> Refused {
+    Refused { status, bytes: encode_error(id, error) }
+}
+
+fn refuse(status: Status, id: Option<&RequestId>, error: &Error) -> Received {
+    Received::Refused(refused(status, id, error))
 }

@@ -98,33 +98,6 @@ impl SessionMap {
     }
 }
 
-/// Why a session's notification stream cannot be opened.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum StreamRefusal {
-    /// No such session (for this principal).
-    Unknown,
-    /// The session's stream is open already: a session has one.
-    Taken,
-}
-
-impl SessionMap {
-    /// Opens the notification stream of session `id`: what belongs to no request (list
-    /// changes, resource updates) goes to the returned receiver from now on.
-    pub(crate) fn open_stream(
-        &self,
-        id: &str,
-        principal: &Principal,
-        buffer: usize,
-    ) -> Result<tokio::sync::mpsc::Receiver<Vec<u8>>, StreamRefusal> {
-        let session = self.get(id, principal).ok_or(StreamRefusal::Unknown)?;
-        let (sender, receiver) = tokio::sync::mpsc::channel(buffer);
-        if !session.attach_sink(crate::context::Notifier::new(sender)) {
-            return Err(StreamRefusal::Taken);
-        }
-        Ok(receiver)
-    }
-}
-
 impl Sessions for SessionMap {
     const NAMED: bool = true;
 

@@ -18,7 +18,7 @@ pub(crate) use shared::{RoundsConfig, Shared, StateMap};
 
 use crate::changes::Changes;
 use crate::jsonrpc::encode_notification;
-use crate::model::notifications::{MESSAGE, PROGRESS};
+use crate::method::Method;
 use crate::model::{
     ClientCapabilities, LoggingLevel, LoggingMessageNotificationParams, NotificationMeta, ProgressNotificationParams,
     RequestId, RequestMeta,
@@ -165,7 +165,7 @@ impl RequestContext {
             message: message.map(str::to_owned),
             meta: NotificationMeta::default(),
         };
-        notifier.try_send(encode_notification(PROGRESS, &params));
+        notifier.try_send(encode_notification(Method::NotificationsProgress, &params));
     }
 
     /// Sends a log message, if the client opted in at this level or below for this request
@@ -181,7 +181,7 @@ impl RequestContext {
             data,
             meta: NotificationMeta::default(),
         };
-        notifier.try_send(encode_notification(MESSAGE, &params));
+        notifier.try_send(encode_notification(Method::NotificationsMessage, &params));
     }
 
     /// The JSON-RPC id of this request.

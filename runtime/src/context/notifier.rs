@@ -9,14 +9,14 @@ use tokio::sync::mpsc;
 /// transport's stream for that request.
 #[derive(Clone, Debug)]
 pub struct Notifier {
-    sink: Sink,
+    sink: Destination,
     // Closed when the request this stream belonged to was answered and its work went on (a
     // task): the client heard its answer, so nothing more is sent for that request.
     open: Option<Arc<AtomicBool>>,
 }
 
 #[derive(Clone, Debug)]
-enum Sink {
+enum Destination {
     Channel(mpsc::Sender<Vec<u8>>),
     Deferred(Arc<Deferred>),
 }
@@ -24,7 +24,7 @@ enum Sink {
 impl Notifier {
     /// Notifications are written to `sender`, one encoded JSON-RPC message each.
     pub fn new(sender: mpsc::Sender<Vec<u8>>) -> Self {
-        Notifier { sink: Sink::Channel(sender), open: None }
+        Notifier { sink: Destination::Channel(sender), open: None }
     }
 
     /// A stream whose channel (of `capacity` messages) is made only when something is sent on
@@ -33,7 +33,7 @@ impl Notifier {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn deferred(capacity: usize) -> (Notifier, Notes) {
         let deferred = Arc::new(Deferred { capacity, sender: OnceLock::new(), state: Mutex::default() });
-        (Notifier { sink: Sink::Deferred(deferred.clone()), open: None }, Notes(deferred))
+        (Notifier { sink: Destination::Deferred(deferred.clone()), open: None }, Notes(deferred))
     }
 
     /// The same stream, and the switch that stops this copy (and its clones) sending.
@@ -48,8 +48,8 @@ impl Notifier {
 
     fn sender(&self) -> &mpsc::Sender<Vec<u8>> {
         match &self.sink {
-            Sink::Channel(sender) => sender,
-            Sink::Deferred(deferred) => deferred.sender(),
+            Destination::Channel(sender) => sender,
+            Destination::Deferred(deferred) => deferred.sender(),
         }
     }
 
@@ -62,8 +62,8 @@ impl Notifier {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_closed(&self) -> bool {
         let closed = match &self.sink {
-            Sink::Channel(sender) => sender.is_closed(),
-            Sink::Deferred(deferred) => deferred.is_closed(),
+            Destination::Channel(sender) => sender.is_closed(),
+            Destination::Deferred(deferred) => deferred.is_closed(),
         };
         closed || !self.is_open()
     }

@@ -37,7 +37,7 @@ pub struct Encoded {
 
 /// Stamps `response` (this revision only) and encodes it for `era`.
 pub(crate) fn encode(registry: &Registry, response: McpResponse, era: Era) -> Encoded {
-    let McpResponse { id, reply } = response;
+    let McpResponse { id, reply, .. } = response;
     let stamp = match era {
         Era::Current => registry.stamp.as_ref(),
         Era::Legacy => None,

@@ -10,12 +10,10 @@ use crate::changes::{ChangeEvent, Signal};
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::jsonrpc::{RequestId, encode_notification};
-use crate::model::subscriptions::{
-    ACKNOWLEDGED, PROMPTS_LIST_CHANGED, RESOURCE_UPDATED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED,
-};
+use crate::method::Method;
 use crate::model::{
     NotificationMeta, ResourceUpdatedNotificationParams, ResultMeta, SubscriptionEventParams, SubscriptionFilter,
-    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult, TASKS_EXTENSION, TASKS_NOTIFICATION,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult, TASKS_EXTENSION, TaskNotificationParams,
 };
 use crate::registry::Registry;
 use crate::uri::covers;
@@ -53,7 +51,7 @@ pub(crate) async fn listen(
 ) -> Result<SubscriptionsListenResult, Error> {
     let registry = &dispatch.registry;
     let Some(notifier) = context.notifier().cloned() else {
-        tracing::error!("subscriptions/listen reached a transport without a notification stream");
+        tracing::error!("a listen stream reached a transport without a notification stream");
         return Err(Error::internal());
     };
     // Following a resource is reading it: a subscription needs the resource's scopes.
@@ -67,7 +65,7 @@ pub(crate) async fn listen(
     // server without tasks honours none, like any other kind it does not offer.
     if let Some(ids) = filter.task_ids.as_ref().filter(|ids| !ids.is_empty() && registry.runs_tasks()) {
         if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
-            return Err(super::route::tasks_required());
+            return Err(super::tasks::required());
         }
         let mut visible = Vec::new();
         for task_id in ids {
@@ -87,7 +85,7 @@ pub(crate) async fn listen(
     // Subscribe before acknowledging, so no event after the acknowledgement is missed.
     let mut events = context.changes().subscribe();
     let ack = SubscriptionsAcknowledgedNotificationParams { notifications: accepted.clone(), meta: tagged() };
-    if !notifier.send(encode_notification(ACKNOWLEDGED, &ack)).await {
+    if !notifier.send(encode_notification(Method::NotificationsSubscriptionsAcknowledged, &ack)).await {
         return Err(Error::internal());
     }
     let _open = crate::telemetry::ListenStream::open();
@@ -108,28 +106,26 @@ pub(crate) async fn listen(
         };
         let message = match event {
             Ok(ChangeEvent::ToolsListChanged) if accepted.tools_list_changed == Some(true) => {
-                encode_notification(TOOLS_LIST_CHANGED, &SubscriptionEventParams { meta: tagged() })
+                encode_notification(Method::NotificationsToolsListChanged, &SubscriptionEventParams { meta: tagged() })
             }
-            Ok(ChangeEvent::PromptsListChanged) if accepted.prompts_list_changed == Some(true) => {
-                encode_notification(PROMPTS_LIST_CHANGED, &SubscriptionEventParams { meta: tagged() })
-            }
+            Ok(ChangeEvent::PromptsListChanged) if accepted.prompts_list_changed == Some(true) => encode_notification(
+                Method::NotificationsPromptsListChanged,
+                &SubscriptionEventParams { meta: tagged() },
+            ),
             Ok(ChangeEvent::ResourcesListChanged) if accepted.resources_list_changed == Some(true) => {
-                encode_notification(RESOURCES_LIST_CHANGED, &SubscriptionEventParams { meta: tagged() })
+                encode_notification(
+                    Method::NotificationsResourcesListChanged,
+                    &SubscriptionEventParams { meta: tagged() },
+                )
             }
             Ok(ChangeEvent::ResourceUpdated(uri)) if subscribed.iter().any(|s| covers(s, &uri)) => encode_notification(
-                RESOURCE_UPDATED,
+                Method::NotificationsResourcesUpdated,
                 &ResourceUpdatedNotificationParams { uri: uri.to_string(), meta: tagged() },
             ),
             Ok(ChangeEvent::TaskUpdated(task_id)) if accepted.task_ids.iter().flatten().any(|t| **t == *task_id) => {
                 // The task as it is now (a later change may have overtaken this event).
-                let Some(mut task) = dispatch.tasks.visible(&context, &task_id).await else { continue };
-                task.meta = ResultMeta::default();
-                let mut params = serde_json::to_value(&task).unwrap_or_default();
-                if let Some(object) = params.as_object_mut() {
-                    object.remove("resultType");
-                    object.insert("_meta".into(), serde_json::to_value(tagged()).unwrap_or_default());
-                }
-                encode_notification(TASKS_NOTIFICATION, &params)
+                let Some(task) = dispatch.tasks.visible(&context, &task_id).await else { continue };
+                encode_notification(Method::NotificationsTasks, &TaskNotificationParams::new(task, tagged()))
             }
             Ok(_) => continue,
             Err(RecvError::Lagged(missed)) => {

@@ -66,7 +66,10 @@ pub use request::McpRequest;
 pub(crate) use request::{Origin, Stream};
 pub use response::{Completed, McpResponse, Reply};
 
-use crate::future::BoxFuture;
+use tower::ServiceExt as _;
+
+use crate::error::Error;
+use crate::future::{BoxFuture, CatchPanic};
 use crate::registry::Registry;
 use tasks::TaskRuntime;
 
@@ -119,12 +122,64 @@ impl<F: Future<Output = Result<Reply, crate::Error>>> Future for Responding<F> {
     }
 }
 
-impl Dispatch {
-    /// Answers one request: its reply, or the error to answer it with.
-    pub(crate) fn route(
-        &self,
-        request: McpRequest,
-    ) -> impl Future<Output = Result<Reply, crate::Error>> + Send + 'static {
-        route::route(self.clone(), request)
+/// The server's layers around dispatch: what answers a request once it is observed.
+#[derive(Clone)]
+pub(crate) enum Layers {
+    /// No layers: dispatch is called directly, one boxed future per request.
+    Bare(Dispatch),
+    /// Dispatch inside the user's layers.
+    Layered(BoxDispatch),
+}
+
+impl Layers {
+    /// The answer to `request`, on its way through the layers. The request goes into a box at
+    /// once, so that the futures around it stay small; a panic anywhere on the way (a handler,
+    /// a layer) answers this request with -32603 and nothing else.
+    pub(crate) fn answer(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
+        let id = request.id.clone();
+        let answering = match self {
+            Layers::Bare(dispatch) => InLayers::Bare(CatchPanic(Box::pin(route::route(dispatch.clone(), request)))),
+            Layers::Layered(layered) => InLayers::Layered(CatchPanic(Box::pin(layered.clone().oneshot(request)))),
+        };
+        async move {
+            match answering {
+                InLayers::Bare(routing) => match routing.await {
+                    Ok(Ok(reply)) => McpResponse::new(id, reply),
+                    Ok(Err(error)) => McpResponse::error(id, error),
+                    Err(()) => McpResponse::error(id, Error::internal()),
+                },
+                InLayers::Layered(layered) => match layered.await {
+                    Ok(Ok(response)) => response,
+                    Ok(Err(error)) => McpResponse::error(id, layer_error(error)),
+                    Err(()) => McpResponse::error(id, Error::internal()),
+                },
+            }
+        }
     }
+}
+
+/// A request on its way, inside the user's layers or not.
+enum InLayers<B: ?Sized, L> {
+    Bare(CatchPanic<B>),
+    Layered(CatchPanic<L>),
+}
+
+/// What a layer's error answers: itself when it is the framework's [`Error`], -32603 otherwise
+/// (its text stays in the server's log).
+fn layer_error(error: BoxError) -> Error {
+    match error.downcast::<Error>() {
+        Ok(error) => *error,
+        Err(other) => {
+            tracing::warn!(error = %other, "a layer failed the request");
+            Error::internal()
+        }
+    }
+}
+
+/// Answers requests in the layers' place: a session of revision 2025-11-25, which answers the
+/// methods only that revision has itself and the rest through the layers, playing their rounds
+/// out with its client (the connection layer implements it; dispatch knows nothing of eras).
+pub(crate) trait Front: std::fmt::Debug + Send + Sync + 'static {
+    /// The answer to `request`, which names this front.
+    fn answer(self: std::sync::Arc<Self>, request: McpRequest, layers: Layers) -> BoxFuture<'static, McpResponse>;
 }

@@ -7,11 +7,13 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use super::Front;
 use crate::context::{Notifier, Principal};
 use crate::envelope::{RawMeta, meta_from, read_request_meta, split_params};
 use crate::error::{Error, serde_message};
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::Request;
+use crate::method::Method;
 use crate::model::{JsonObject, RequestId, RequestMeta, TraceContext};
 use crate::telemetry::{Trace, Transport};
 
@@ -25,6 +27,8 @@ use crate::telemetry::{Trace, Transport};
 pub struct McpRequest {
     pub(crate) id: RequestId,
     pub(crate) method: Box<str>,
+    /// The method as the table knows it; `None` for a name it does not have.
+    pub(crate) known: Option<Method>,
     pub(crate) principal: Principal,
     /// The validated `_meta`, or why it is not valid (answered before anything else).
     pub(crate) meta: Result<Arc<RequestMeta>, Error>,
@@ -38,6 +42,8 @@ pub struct McpRequest {
     /// The request's server span (disabled when nobody observes it): handlers' spans nest in
     /// it, and the round machinery records the round on it.
     pub(crate) trace: Trace,
+    /// What answers it in the layers' place (a legacy session), if anything does.
+    pub(crate) front: Option<Arc<dyn Front>>,
 }
 
 /// Where a request came from, for its telemetry.
@@ -46,13 +52,16 @@ pub(crate) struct Origin {
     pub(crate) transport: Transport,
     /// The legacy session it belongs to, by the id its client uses (HTTP's `Mcp-Session-Id`).
     pub(crate) session: Option<Arc<str>>,
+    /// The version a legacy session's handshake settled on (its requests' envelope is the
+    /// 2026-07-28 one dispatch reads).
+    pub(crate) version: Option<&'static str>,
     /// The trace context the transport carried (HTTP's `traceparent` headers), for a request
     /// whose `_meta` has none.
     pub(crate) trace: Option<Box<TraceContext>>,
 }
 
 /// What the request's answer travels with.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Stream {
     /// Cancelled when the client cancels or goes away.
     pub(crate) cancellation: CancellationToken,
@@ -65,7 +74,7 @@ pub(crate) struct Stream {
 
 /// The parameters: decoded for the methods that name what they call, raw for the rest (each
 /// method decodes its own when dispatch reaches it).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Params {
     Raw(Option<Box<RawValue>>),
     Tool(Result<CallToolParams, Error>),
@@ -75,7 +84,7 @@ pub(crate) enum Params {
 
 /// `tools/call` parameters as the server reads them: answers stay raw until a round asks for
 /// them by key, so unknown extra entries are ignored rather than rejected.
-#[derive(Debug, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CallToolParams {
     pub(crate) name: String,
@@ -88,7 +97,7 @@ pub(crate) struct CallToolParams {
 }
 
 /// `prompts/get` parameters as the server reads them, answers raw like [`CallToolParams`].
-#[derive(Debug, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct GetPromptParams {
     pub(crate) name: String,
@@ -101,7 +110,7 @@ pub(crate) struct GetPromptParams {
 }
 
 /// `resources/read` parameters as the server reads them, answers raw like [`CallToolParams`].
-#[derive(Debug, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ReadResourceParams {
     pub(crate) uri: String,
@@ -121,27 +130,35 @@ impl Params {
     /// The parameters of the methods that name what they call, read in the same pass as the
     /// entries of `_meta`; `None` for other methods, and when either does not read (then
     /// [`read_request_meta`] and [`decode`](Self::decode) say what is wrong, in order).
-    fn split<'a>(method: &str, raw: &'a RawValue) -> Option<(Option<RawMeta<'a>>, Self)> {
+    fn split<'a>(method: Option<Method>, raw: &'a RawValue) -> Option<(Option<RawMeta<'a>>, Self)> {
         fn split<'a, P: DeserializeOwned>(
             raw: &'a RawValue,
             wrap: fn(Result<P, Error>) -> Params,
         ) -> Option<(Option<RawMeta<'a>>, Params)> {
             split_params::<P>(raw.get()).ok().map(|(meta, params)| (meta, wrap(Ok(params))))
         }
-        match method {
-            "tools/call" => split(raw, Params::Tool),
-            "prompts/get" => split(raw, Params::Prompt),
-            "resources/read" => split(raw, Params::Resource),
+        match method? {
+            Method::ToolsCall => split(raw, Params::Tool),
+            Method::PromptsGet => split(raw, Params::Prompt),
+            Method::ResourcesRead => split(raw, Params::Resource),
             _ => None,
         }
     }
 
-    fn decode(method: &str, raw: Option<Box<RawValue>>) -> Self {
+    fn decode(method: Option<Method>, raw: Option<Box<RawValue>>) -> Self {
         match method {
-            "tools/call" => Params::Tool(parse_params(raw.as_deref())),
-            "prompts/get" => Params::Prompt(parse_params(raw.as_deref())),
-            "resources/read" => Params::Resource(parse_params(raw.as_deref())),
+            Some(Method::ToolsCall) => Params::Tool(parse_params(raw.as_deref())),
+            Some(Method::PromptsGet) => Params::Prompt(parse_params(raw.as_deref())),
+            Some(Method::ResourcesRead) => Params::Resource(parse_params(raw.as_deref())),
             _ => Params::Raw(raw),
+        }
+    }
+
+    /// The parameters as they arrived, for a method that reads its own.
+    fn raw(&self) -> Option<&RawValue> {
+        match self {
+            Params::Raw(raw) => raw.as_deref(),
+            _ => None,
         }
     }
 
@@ -184,7 +201,8 @@ impl McpRequest {
         stream: Stream,
     ) -> Self {
         let Request { id, method, params } = request;
-        let (meta, params) = match params.as_deref().and_then(|raw| Params::split(&method, raw)) {
+        let known = Method::from_name(&method);
+        let (meta, params) = match params.as_deref().and_then(|raw| Params::split(known, raw)) {
             // The common case: the params are read once, and what they name is checked
             // against `Mcp-Name` as dispatch will read it.
             Some((raw_meta, decoded)) => {
@@ -196,16 +214,17 @@ impl McpRequest {
             }
             None => {
                 let meta = read_request_meta(params.as_deref(), |version| match &headers {
-                    Some(headers) => headers.check(version, &method, params.as_deref()),
+                    Some(headers) => headers.check_known(version, &method, known, params.as_deref()),
                     None => Ok(()),
                 });
-                (meta, Params::decode(&method, params))
+                (meta, Params::decode(known, params))
             }
         };
         let meta = meta.map(Arc::new);
         McpRequest {
             id,
             method,
+            known,
             principal,
             meta,
             params,
@@ -214,31 +233,60 @@ impl McpRequest {
             extensions: http::Extensions::new(),
             origin,
             trace: Trace::default(),
+            front: None,
         }
     }
 
-    /// A request whose envelope was settled elsewhere (a legacy session's handshake).
-    pub(crate) fn with_meta(
-        id: RequestId,
-        method: Box<str>,
-        params: Option<Box<RawValue>>,
+    /// A request of a legacy session, whose envelope the session settled and which `front`
+    /// answers.
+    pub(crate) fn in_session(
+        request: Request,
         meta: Result<Arc<RequestMeta>, Error>,
         principal: Principal,
         stream: Stream,
+        origin: Origin,
+        front: Arc<dyn Front>,
     ) -> Self {
-        let params = Params::decode(&method, params);
+        let Request { id, method, params } = request;
+        let known = Method::from_name(&method);
         McpRequest {
             id,
             method,
+            known,
             principal,
             meta,
-            params,
+            params: Params::decode(known, params),
             stream,
             headers: None,
             extensions: http::Extensions::new(),
-            origin: Origin::default(),
+            origin,
             trace: Trace::default(),
+            front: Some(front),
         }
+    }
+
+    /// The same request once more, as it came (a legacy session serves it again for each
+    /// round it plays out): within the same spans, with nothing the layers added.
+    pub(crate) fn again(&self) -> Self {
+        McpRequest {
+            id: self.id.clone(),
+            method: self.method.clone(),
+            known: self.known,
+            principal: self.principal.clone(),
+            meta: self.meta.clone(),
+            params: self.params.clone(),
+            stream: self.stream.clone(),
+            headers: self.headers.clone(),
+            extensions: http::Extensions::new(),
+            origin: self.origin.clone(),
+            trace: self.trace.clone(),
+            front: None,
+        }
+    }
+
+    /// The parameters as they arrived, for the methods dispatch does not decode ahead.
+    pub(crate) fn raw_params(&self) -> Option<&RawValue> {
+        self.params.raw()
     }
 
     /// The JSON-RPC id.
@@ -249,6 +297,12 @@ impl McpRequest {
     /// The method, e.g. `tools/call`.
     pub fn method(&self) -> &str {
         &self.method
+    }
+
+    /// The method as the [method table](crate::method) knows it; `None` for a name it does
+    /// not have (answered -32601).
+    pub fn known_method(&self) -> Option<Method> {
+        self.known
     }
 
     /// What the request names: the tool of `tools/call`, the prompt of `prompts/get`, the URI

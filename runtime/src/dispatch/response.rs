@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::{
-    CallToolResult, CompleteResult, CreateTaskResult, DetailedTask, GetPromptResult, InputRequiredResult,
-    ListResourcesResult, MayRequireInput, Outcome, ReadResourceResult, ResultMeta, SubscriptionsListenResult, TaskAck,
-    WithResultMeta,
+    CallToolResult, CompleteResult, CreateTaskResult, DetailedTask, EmptyResult, GetPromptResult, InitializeResult,
+    InputRequiredResult, ListResourcesResult, MayRequireInput, Outcome, ReadResourceResult, ResultMeta,
+    SubscriptionsListenResult, TaskAck, WithResultMeta,
 };
 use crate::registry::Rendered;
 
@@ -18,6 +18,9 @@ use crate::registry::Rendered;
 pub struct McpResponse {
     pub(crate) id: crate::model::RequestId,
     pub(crate) reply: Reply,
+    /// Rounds played out with the client before this answer, within the request (a legacy
+    /// session asks its client live).
+    pub(crate) rounds_asked: u32,
 }
 
 /// How a request was answered.
@@ -50,6 +53,10 @@ pub(crate) enum Body {
     Task(Box<DetailedTask>),
     Ack(TaskAck),
     Listen(SubscriptionsListenResult),
+    /// A legacy session's handshake.
+    Initialize(Box<InitializeResult>),
+    /// `{}`: a legacy session's `ping`, `logging/setLevel`, `resources/subscribe`.
+    Empty(EmptyResult),
     #[cfg(feature = "skills")]
     Skills(crate::model::ListSkillsResult),
     #[cfg(feature = "skills")]
@@ -61,7 +68,7 @@ pub(crate) enum Body {
 impl McpResponse {
     /// Answers request `id` with `reply`.
     pub fn new(id: crate::model::RequestId, reply: Reply) -> Self {
-        McpResponse { id, reply }
+        McpResponse { id, reply, rounds_asked: 0 }
     }
 
     /// Answers request `id` with a JSON-RPC error.
@@ -124,7 +131,7 @@ impl Completed {
     /// The `_meta` of a result made for this request (a rendered one has its own already).
     pub(crate) fn meta_mut(&mut self) -> Option<&mut ResultMeta> {
         Some(match &mut self.0 {
-            Body::Rendered(_) | Body::Ack(_) => return None,
+            Body::Rendered(_) | Body::Ack(_) | Body::Initialize(_) | Body::Empty(_) => return None,
             Body::Tool(r) => r.result_meta_mut(),
             Body::Prompt(r) => r.result_meta_mut(),
             Body::Resource(r) => r.result_meta_mut(),
@@ -167,6 +174,8 @@ completed_from!(
     Task(Box<DetailedTask>),
     Ack(TaskAck),
     Listen(SubscriptionsListenResult),
+    Initialize(Box<InitializeResult>),
+    Empty(EmptyResult),
 );
 
 #[cfg(feature = "skills")]
@@ -189,6 +198,8 @@ impl Serialize for Body {
             Body::Task(r) => r.serialize(serializer),
             Body::Ack(r) => r.serialize(serializer),
             Body::Listen(r) => r.serialize(serializer),
+            Body::Initialize(r) => r.serialize(serializer),
+            Body::Empty(r) => r.serialize(serializer),
             #[cfg(feature = "skills")]
             Body::Skills(r) => r.serialize(serializer),
             #[cfg(feature = "skills")]

@@ -12,9 +12,10 @@ use super::response::Reply;
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::future::BoxFuture;
+use crate::method::{Capability, Method};
 use crate::model::{
-    ClientCapabilities, CompleteRequestParams, CompleteResult, JsonObject, PaginatedRequestParams,
-    SubscriptionsListenRequestParams, TASKS_EXTENSION, TaskAck, TaskIdParams, UpdateTaskParams,
+    CompleteRequestParams, CompleteResult, PaginatedRequestParams, SubscriptionsListenRequestParams, TASKS_EXTENSION,
+    TaskAck, TaskIdParams, UpdateTaskParams,
 };
 use crate::prompt::{PromptGet, PromptHandler};
 use crate::registry::{Listing, Registry};
@@ -23,17 +24,6 @@ use crate::tasks::TaskSupport;
 use crate::telemetry::Nested;
 use crate::tool::{ToolCall, ToolHandler};
 use crate::version::SUPPORTED_PROTOCOL_VERSIONS;
-
-/// Methods earlier revisions had and this one removed.
-const REMOVED: &[&str] = &[
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "notifications/initialized",
-    "tasks/result",
-    "tasks/list",
-];
 
 /// Answers one request: its reply, or the error to answer it with.
 ///
@@ -78,22 +68,37 @@ fn boxed(work: impl Future<Output = Result<Reply, Error>> + Send + 'static) -> R
 
 /// Routes `request` as far as it goes without waiting.
 fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
-    let McpRequest { id, method, principal, meta, params, stream, headers, extensions, origin: _, trace } = request;
+    let McpRequest {
+        id,
+        method,
+        known,
+        principal,
+        meta,
+        params,
+        stream,
+        headers,
+        extensions,
+        origin: _,
+        trace,
+        front: _,
+    } = request;
     // The legacy handshake: whatever else is wrong with it, tell the client which versions
     // this server speaks so that it can switch eras.
-    if &*method == "initialize" {
+    if known == Some(Method::Initialize) {
         return Err(Error::new(
             crate::ErrorCode::MethodNotFound,
             format!(
-                "Method not found: initialize. This server speaks protocol {} without a handshake; \
-                 send server/discover with _meta instead",
-                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                "Method not found: {method}. This server speaks protocol {} without a handshake; \
+                 send {} with _meta instead",
+                SUPPORTED_PROTOCOL_VERSIONS.join(", "),
+                Method::ServerDiscover,
             ),
         )
-        .with_data(json!({ "method": "initialize", "supported": SUPPORTED_PROTOCOL_VERSIONS })));
+        .with_data(json!({ "method": &*method, "supported": SUPPORTED_PROTOCOL_VERSIONS })));
     }
 
     let meta = meta?;
+    let Some(known) = known else { return Err(not_found(&method, None, &dispatch.registry)) };
     let registry = &dispatch.registry;
     // The request's spans, for the handler's to nest in (the closure below takes them).
     let spans = trace.clone();
@@ -108,12 +113,12 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
     };
     let capabilities = &registry.capabilities;
 
-    match (&*method, params) {
-        ("server/discover", _) => done(Reply::rendered(registry.discover.clone())),
-        ("tools/list", Params::Raw(raw)) if capabilities.tools.is_some() => {
+    match (known, params) {
+        (Method::ServerDiscover, _) => done(Reply::rendered(registry.discover.clone())),
+        (Method::ToolsList, Params::Raw(raw)) if capabilities.tools.is_some() => {
             done(Reply::rendered(registry.tool_list.page(cursor(raw.as_deref())?.as_deref())?))
         }
-        ("tools/call", Params::Tool(p)) if capabilities.tools.is_some() => {
+        (Method::ToolsCall, Params::Tool(p)) if capabilities.tools.is_some() => {
             let p = p?;
             let route = registry.tools.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("tool", &p.name))?;
             crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
@@ -125,7 +130,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
                 support => {
                     let declared = context.client_capabilities().supports_extension(TASKS_EXTENSION);
                     if support == TaskSupport::Required && !declared {
-                        return Err(tasks_required());
+                        return Err(super::tasks::required());
                     }
                     declared
                 }
@@ -148,22 +153,24 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             let running = Nested::handler(&spans, "tool", &route.name);
             Ok(Routed::Tool { handler: route.handler.clone(), call, running })
         }
-        (method @ ("tasks/get" | "tasks/update" | "tasks/cancel"), Params::Raw(raw)) if registry.runs_tasks() => {
+        (method @ (Method::TasksGet | Method::TasksUpdate | Method::TasksCancel), Params::Raw(raw))
+            if registry.runs_tasks() =>
+        {
             let context = context();
             // The capability is checked before the task is looked up.
             if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
-                return Err(tasks_required());
+                return Err(super::tasks::required());
             }
             let dispatch = dispatch.clone();
             match method {
-                "tasks/get" => {
+                Method::TasksGet => {
                     let p: TaskIdParams = parse_params(raw.as_deref())?;
                     boxed(async move {
                         let task = dispatch.tasks.get(&dispatch.registry, &context, &p.task_id).await?;
                         Ok(Box::new(task).into())
                     })
                 }
-                "tasks/update" => {
+                Method::TasksUpdate => {
                     let p: UpdateTaskParams = parse_params(raw.as_deref())?;
                     boxed(async move {
                         dispatch.tasks.update(&dispatch.registry, &context, &p.task_id, &p.input_responses).await?;
@@ -179,10 +186,10 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
                 }
             }
         }
-        ("prompts/list", Params::Raw(raw)) if capabilities.prompts.is_some() => {
+        (Method::PromptsList, Params::Raw(raw)) if capabilities.prompts.is_some() => {
             done(Reply::rendered(registry.prompt_list.page(cursor(raw.as_deref())?.as_deref())?))
         }
-        ("prompts/get", Params::Prompt(p)) if capabilities.prompts.is_some() => {
+        (Method::PromptsGet, Params::Prompt(p)) if capabilities.prompts.is_some() => {
             let p = p?;
             let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("prompt", &p.name))?;
             let context = context();
@@ -198,7 +205,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             let running = Nested::handler(&spans, "prompt", &route.name);
             Ok(Routed::Prompt { handler: route.handler.clone(), get, running })
         }
-        ("resources/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
+        (Method::ResourcesList, Params::Raw(raw)) if capabilities.resources.is_some() => {
             let cursor = cursor(raw.as_deref())?;
             let (dispatch, context) = (dispatch.clone(), context());
             boxed(async move {
@@ -208,10 +215,10 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
                 })
             })
         }
-        ("resources/templates/list", Params::Raw(raw)) if capabilities.resources.is_some() => {
+        (Method::ResourcesTemplatesList, Params::Raw(raw)) if capabilities.resources.is_some() => {
             done(Reply::rendered(registry.resources.template_page(cursor(raw.as_deref())?.as_deref())?))
         }
-        ("resources/read", Params::Resource(p)) if capabilities.resources.is_some() => {
+        (Method::ResourcesRead, Params::Resource(p)) if capabilities.resources.is_some() => {
             let p = p?;
             #[cfg(feature = "skills")]
             if let Some(read) =
@@ -233,7 +240,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             let running = Nested::handler(&spans, "resource", found.route.descriptor.template.as_str());
             Ok(Routed::Resource { handler: found.route.handler.clone(), read, running })
         }
-        ("completion/complete", Params::Raw(raw)) if capabilities.completions.is_some() => {
+        (Method::CompletionComplete, Params::Raw(raw)) if capabilities.completions.is_some() => {
             let p: CompleteRequestParams = parse_params(raw.as_deref())?;
             let (dispatch, context) = (dispatch.clone(), context());
             boxed(async move {
@@ -242,43 +249,39 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             })
         }
         #[cfg(feature = "skills")]
-        (method, Params::Raw(raw)) if super::skills::METHODS.contains(&method) => match registry.skills.as_deref() {
-            Some(skills) => done(super::skills::answer(registry, skills, method, raw.as_deref())?),
-            None => Err(not_found(method, registry)),
-        },
-        ("subscriptions/listen", Params::Raw(raw)) => {
+        (method @ (Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead), Params::Raw(raw))
+            if registry.skills.is_some() =>
+        {
+            let skills = registry.skills.as_deref().expect("just checked");
+            done(super::skills::answer(registry, skills, method, raw.as_deref())?)
+        }
+        (Method::SubscriptionsListen, Params::Raw(raw)) => {
             let p: SubscriptionsListenRequestParams = parse_params(raw.as_deref())?;
             let (dispatch, context) = (dispatch.clone(), context());
             boxed(async move { Ok(super::listen::listen(&dispatch, &id, p.notifications, context).await?.into()) })
         }
-        (method, _) => Err(not_found(method, registry)),
+        (known, _) => Err(not_found(&method, Some(known), registry)),
     }
 }
 
-/// -32021 naming the tasks extension.
-pub(crate) fn tasks_required() -> Error {
-    let mut extensions = std::collections::BTreeMap::new();
-    extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
-    Error::missing_capability(ClientCapabilities { extensions: Some(extensions), ..Default::default() })
-}
-
-fn not_found(method: &str, registry: &Registry) -> Error {
-    let capabilities = &registry.capabilities;
-    let reason = if REMOVED.contains(&method) {
-        Some("removed in protocol 2026-07-28".to_owned())
-    } else {
-        let capability = match method {
-            "tools/list" | "tools/call" => Some(("tools", capabilities.tools.is_some())),
-            "resources/list" | "resources/templates/list" | "resources/read" => {
-                Some(("resources", capabilities.resources.is_some()))
-            }
-            "prompts/list" | "prompts/get" => Some(("prompts", capabilities.prompts.is_some())),
-            "completion/complete" => Some(("completions", capabilities.completions.is_some())),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => Some(("tasks", registry.runs_tasks())),
-            _ => None,
+/// -32601 for `method`, saying why when the table knows it: removed in this revision, or
+/// offered by a capability this server does not have.
+fn not_found(method: &str, known: Option<Method>, registry: &Registry) -> Error {
+    let reason = known.and_then(|known| {
+        if known.removed() {
+            return Some("removed in protocol 2026-07-28".to_owned());
+        }
+        let capability = known.capability().filter(|_| known.is_client_request())?;
+        let offered = match capability {
+            Capability::Tools => registry.capabilities.tools.is_some(),
+            Capability::Resources => registry.capabilities.resources.is_some(),
+            Capability::Prompts => registry.capabilities.prompts.is_some(),
+            Capability::Completions => registry.capabilities.completions.is_some(),
+            Capability::Tasks => registry.runs_tasks(),
+            Capability::Skills => registry.serves_skills(),
         };
-        capability.filter(|(_, offered)| !offered).map(|(c, _)| format!("this server does not offer {c}"))
-    };
+        (!offered).then(|| format!("this server does not offer {}", capability.described()))
+    });
     let err = Error::method_not_found(method);
     match reason {
         Some(reason) => err.with_data(json!({ "method": method, "reason": reason })),

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use super::request::parse_params;
 use super::response::Reply;
 use crate::error::Error;
+use crate::method::Method;
 use crate::model::{
     GetSkillParams, GetSkillResult, ListSkillsResult, PaginatedRequestParams, ReadResourceDirectoryParams,
     ReadResourceDirectoryResult, ReadResourceResult,
@@ -16,16 +17,19 @@ use crate::pagination::KeysetCursor;
 use crate::registry::Registry;
 use crate::skills::{Child, Live};
 
-/// The methods the extension adds.
-pub(super) const METHODS: [&str; 3] = ["skills/list", "skills/get", "resources/directory/read"];
-
-/// Answers one of [`METHODS`].
-pub(super) fn answer(registry: &Registry, skills: &Live, method: &str, raw: Option<&RawValue>) -> Result<Reply, Error> {
+/// Answers one of the extension's methods (`skills/list`, `skills/get`,
+/// `resources/directory/read`).
+pub(super) fn answer(
+    registry: &Registry,
+    skills: &Live,
+    method: Method,
+    raw: Option<&RawValue>,
+) -> Result<Reply, Error> {
     let catalog = skills.catalog();
     let page_size = registry.resources.page_size();
     let hints = registry.resources.list_cache();
     match method {
-        "skills/list" => {
+        Method::SkillsList => {
             let p: PaginatedRequestParams = parse_params(raw)?;
             let skills: Vec<_> = catalog.skills().collect();
             // Keyed by path, the order the catalog keeps them in.
@@ -40,7 +44,7 @@ pub(super) fn answer(registry: &Registry, skills: &Live, method: &str, raw: Opti
             }
             .into())
         }
-        "skills/get" => {
+        Method::SkillsGet => {
             let p: GetSkillParams = parse_params(raw)?;
             let skill = catalog.get(&p.uri).ok_or_else(|| {
                 Error::invalid_params(format!("No skill is served at {}", p.uri)).with_data(json!({ "uri": p.uri }))

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::Error;
+use crate::method::{Method, Subject};
 
 mod params;
 
@@ -69,27 +70,30 @@ fn mismatch(header: &str, header_value: &str, body_value: &str) -> Error {
 }
 
 impl StandardHeaders {
-    /// Checks the headers against the body: `version` from `_meta`, the method, and for
-    /// `tools/call`, `prompts/get` and `resources/read` the name or URI in `params` (for
-    /// `tasks/get`, `tasks/update` and `tasks/cancel`, the `taskId`).
+    /// Checks the headers against the body: `version` from `_meta`, the method, and for a
+    /// method that names something (`tools/call`, `prompts/get`, `resources/read`, the tasks
+    /// methods: its [`Subject`]) the name, URI or task id in `params`.
     pub fn check(&self, version: &str, method: &str, params: Option<&RawValue>) -> Result<(), Error> {
+        self.check_known(version, method, Method::from_name(method), params)
+    }
+
+    /// [`check`](Self::check), the method already looked up in the table.
+    pub(crate) fn check_known(
+        &self,
+        version: &str,
+        method: &str,
+        known: Option<Method>,
+        params: Option<&RawValue>,
+    ) -> Result<(), Error> {
         self.check_version_and_method(version, method)?;
-        let body_name = match method {
-            "tools/call" | "prompts/get" | "resources/read" | "tasks/get" | "tasks/update" | "tasks/cancel" => {
-                let named: Named<'_> = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(Named {
-                    name: None,
-                    uri: None,
-                    task_id: None,
-                });
-                let value = match method {
-                    "resources/read" => named.uri,
-                    "tools/call" | "prompts/get" => named.name,
-                    _ => named.task_id,
-                };
-                value.map(|v| v.into_owned())
+        let body_name = known.and_then(Method::subject).and_then(|subject| {
+            let named: Named<'_> = params.and_then(|p| serde_json::from_str(p.get()).ok())?;
+            match subject {
+                Subject::Tool | Subject::Prompt => named.name,
+                Subject::Resource => named.uri,
+                Subject::Task => named.task_id,
             }
-            _ => None,
-        };
+        });
         self.check_name(body_name.as_deref())
     }
 

@@ -58,13 +58,13 @@ impl AuditOutcome {
     }
 }
 
-type Sink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
+type AuditSink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
 
 /// Hands an [`AuditRecord`] of every request to a sink when it ends: put it outermost to see
 /// every request, refused ones included.
 #[derive(Clone)]
 pub struct AuditLayer {
-    sink: Sink,
+    sink: AuditSink,
 }
 
 impl std::fmt::Debug for AuditLayer {
@@ -108,7 +108,7 @@ impl<S> tower::Layer<S> for AuditLayer {
 #[derive(Clone)]
 pub struct Audit<S> {
     inner: S,
-    sink: Sink,
+    sink: AuditSink,
 }
 
 impl<S> std::fmt::Debug for Audit<S> {
@@ -122,7 +122,7 @@ impl<S> std::fmt::Debug for Audit<S> {
 struct Pending {
     record: Option<AuditRecord>,
     started: Instant,
-    sink: Sink,
+    sink: AuditSink,
 }
 
 impl Drop for Pending {

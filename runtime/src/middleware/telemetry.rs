@@ -5,6 +5,7 @@
 //! [`ServerBuilder::telemetry(false)`](crate::ServerBuilder::telemetry) to put
 //! [`TelemetryLayer`] where you want it in your own stack, or to replace it with yours.
 
+use std::future::Future;
 use std::task::{Context, Poll};
 
 use crate::dispatch::{BoxError, McpRequest, McpResponse, Reply};
@@ -65,33 +66,25 @@ where
     }
 
     fn call(&mut self, mut request: McpRequest) -> Self::Future {
-        let Some(mut observed) = observe(&mut request) else {
-            let answering = self.inner.call(request);
-            return Box::pin(async move { answering.await.map_err(Into::into) });
-        };
-        let answering = Scope::of(Some(&mut observed)).wrap(self.inner.call(request));
-        Box::pin(async move {
-            let answered = answering.await.map_err(Into::into);
-            match &answered {
-                Ok(response) => finish(&mut observed, response.reply()),
-                Err(error) => {
-                    let code = error.downcast_ref::<crate::Error>().map_or(-32603, |e| e.code().code());
-                    observed.finish(Ending::Error { code, message: "A layer failed the request" }, true);
-                }
-            }
-            answered
-        })
+        let observed = observe(&mut request);
+        let answering = self.inner.call(request);
+        Box::pin(within(observed, async move { answering.await.map_err(Into::into) }))
     }
 }
 
 /// Opens the server span of `request` (which then carries it), unless nobody observes it.
+/// With [`within`], the one place a request is observed: the server does this for every
+/// request it answers, outside its layers, unless told not to; [`TelemetryLayer`] does it
+/// where the user puts it.
 pub(crate) fn observe(request: &mut McpRequest) -> Option<Observed> {
     let meta = request.meta();
     let info = RequestInfo {
         method: &request.method,
+        known: request.known,
         id: &request.id,
-        target: Target::of(&request.method, request.target()),
-        protocol_version: meta.map(|meta| meta.protocol_version.as_str()),
+        target: Target::of(request.known, request.target()),
+        // A legacy session's requests carry the version its handshake settled on.
+        protocol_version: request.origin.version.or_else(|| meta.map(|meta| meta.protocol_version.as_str())),
         session: request.origin.session.as_deref(),
         transport: request.origin.transport,
         trace: meta.map(|meta| &meta.trace),
@@ -108,21 +101,68 @@ pub(crate) fn observe(request: &mut McpRequest) -> Option<Observed> {
     observed
 }
 
-/// Records how a request observed by `observed` was answered.
-pub(crate) fn finish(observed: &mut Observed, reply: &Reply) {
-    let (ending, named_exists) = ending(reply);
-    observed.finish(ending, named_exists);
+/// `answering`, run inside the spans of the request `observed` observes (when it is observed),
+/// and how it ended recorded on them and in the metrics.
+pub(crate) fn within<F>(mut observed: Option<Observed>, answering: F) -> impl Future<Output = F::Output> + use<F>
+where
+    F: Future,
+    F::Output: Ends,
+{
+    let answering = Scope::of(observed.as_mut()).wrap(answering);
+    async move {
+        let answered = answering.await;
+        if let Some(observed) = &mut observed {
+            for _ in 0..answered.rounds_asked() {
+                observed.round_asked();
+            }
+            let (ending, named_exists) = answered.ending();
+            observed.finish(ending, named_exists);
+        }
+        answered
+    }
 }
 
-/// How `reply` ends its request, and whether the tool or prompt it named exists.
-pub(crate) fn ending(reply: &Reply) -> (Ending<'_>, bool) {
-    match reply {
-        Reply::Error(error) => {
-            (Ending::Error { code: error.code().code(), message: error.message() }, !error.is_unknown_name())
+/// An answer, as far as telemetry is concerned: how its request ended, and whether the tool or
+/// prompt it named exists.
+pub(crate) trait Ends {
+    fn ending(&self) -> (Ending<'_>, bool);
+
+    /// Rounds asked of the client within the request before it ended.
+    fn rounds_asked(&self) -> u32 {
+        0
+    }
+}
+
+impl Ends for McpResponse {
+    fn ending(&self) -> (Ending<'_>, bool) {
+        match self.reply() {
+            Reply::Error(error) => {
+                (Ending::Error { code: error.code().code(), message: error.message() }, !error.is_unknown_name())
+            }
+            Reply::InputRequired(_) => (Ending::InputRequired, true),
+            Reply::Task(_) => (Ending::Task, true),
+            reply if reply.is_tool_error() => (Ending::ToolError, true),
+            _ => (Ending::Complete, true),
         }
-        Reply::InputRequired(_) => (Ending::InputRequired, true),
-        Reply::Task(_) => (Ending::Task, true),
-        _ if reply.is_tool_error() => (Ending::ToolError, true),
-        _ => (Ending::Complete, true),
+    }
+
+    fn rounds_asked(&self) -> u32 {
+        self.rounds_asked
+    }
+}
+
+impl Ends for Result<McpResponse, BoxError> {
+    fn ending(&self) -> (Ending<'_>, bool) {
+        match self {
+            Ok(response) => response.ending(),
+            Err(error) => {
+                let code = error.downcast_ref::<crate::Error>().map_or(-32603, |e| e.code().code());
+                (Ending::Error { code, message: "A layer failed the request" }, true)
+            }
+        }
+    }
+
+    fn rounds_asked(&self) -> u32 {
+        self.as_ref().map_or(0, Ends::rounds_asked)
     }
 }

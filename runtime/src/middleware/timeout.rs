@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::dispatch::{BoxError, McpRequest, McpResponse, Reply};
 use crate::error::{Error, ErrorCode};
 use crate::future::BoxFuture;
+use crate::method::Method;
 use crate::model::CallToolResult;
 
 /// Ends calls that run longer than a deadline.
@@ -61,8 +62,9 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let id = request.id().clone();
-        let tool = request.method() == "tools/call";
-        let timed = request.method() != "subscriptions/listen";
+        let tool = request.known_method() == Some(Method::ToolsCall);
+        // A listen stream lasts as long as its client listens.
+        let timed = request.known_method() != Some(Method::SubscriptionsListen);
         let limit = self.limit;
         let answering = self.inner.call(request);
         Box::pin(async move {

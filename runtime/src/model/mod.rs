@@ -52,6 +52,7 @@ mod discover;
 mod elicitation;
 mod id;
 mod implementation;
+mod legacy;
 mod meta;
 mod mrtr;
 pub mod notifications;
@@ -62,7 +63,6 @@ pub(crate) mod result;
 pub(crate) use result::WithResultMeta;
 mod roots;
 mod sampling;
-#[cfg(feature = "skills")]
 mod skills;
 pub mod subscriptions;
 mod tasks;
@@ -75,6 +75,7 @@ pub use discover::*;
 pub use elicitation::*;
 pub use id::RequestId;
 pub use implementation::*;
+pub use legacy::*;
 pub use meta::*;
 pub use mrtr::*;
 pub use notifications::{CancelledNotificationParams, LoggingMessageNotificationParams, ProgressNotificationParams};
@@ -86,7 +87,6 @@ pub use result::{
 };
 pub use roots::*;
 pub use sampling::*;
-#[cfg(feature = "skills")]
 pub use skills::*;
 pub use subscriptions::{
     ResourceUpdatedNotificationParams, SubscriptionEventParams, SubscriptionFilter,

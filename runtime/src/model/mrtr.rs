@@ -39,27 +39,23 @@ pub type InputRequests = IndexMap<String, InputRequest>;
 /// Answers by key, mirroring the keys of the previous round's [`InputRequests`].
 pub type InputResponses = IndexMap<String, InputResponse>;
 
-/// A request embedded in an [`InputRequiredResult`]: `{method, params}` without `jsonrpc` or `id`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method")]
+/// A request embedded in an [`InputRequiredResult`]: `{method, params}` without `jsonrpc` or
+/// `id` (encoded by the method table, which names the methods).
+#[derive(Clone, Debug, PartialEq)]
 pub enum InputRequest {
     /// `elicitation/create`.
-    #[serde(rename = "elicitation/create")]
     Elicit {
         /// Form or URL.
         params: ElicitRequestParams,
     },
     /// `sampling/createMessage`.
-    #[serde(rename = "sampling/createMessage")]
     CreateMessage {
         /// The sampling request.
         params: CreateMessageRequestParams,
     },
     /// `roots/list`.
-    #[serde(rename = "roots/list")]
     ListRoots {
         /// Only `_meta`, if anything.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         params: Option<ListRootsRequestParams>,
     },
 }

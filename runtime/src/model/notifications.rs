@@ -6,13 +6,6 @@ use serde_json::Value;
 use super::RequestId;
 use super::{LoggingLevel, NotificationMeta, ProgressToken};
 
-/// Method of the cancellation notification.
-pub const CANCELLED: &str = "notifications/cancelled";
-/// Method of the progress notification.
-pub const PROGRESS: &str = "notifications/progress";
-/// Method of the log message notification.
-pub const MESSAGE: &str = "notifications/message";
-
 /// `notifications/cancelled`: stop work on a request (stdio) or end a listen stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

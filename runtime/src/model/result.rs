@@ -179,5 +179,4 @@ with_result_meta!(
     SubscriptionsListenResult,
 );
 
-#[cfg(feature = "skills")]
 with_result_meta!(GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult);

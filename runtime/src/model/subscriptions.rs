@@ -4,17 +4,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Complete, NotificationMeta, ResultMeta};
 
-/// Method of the acknowledgement that opens a listen stream.
-pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
-/// Method of the tools list-changed event.
-pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
-/// Method of the prompts list-changed event.
-pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
-/// Method of the resources list-changed event.
-pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
-/// Method of the resource-updated event.
-pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
-
 /// What a listener wants to hear about. Every field is opt-in.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -5,13 +5,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Complete, JsonObject, ResultMeta};
+use super::{Complete, JsonObject, NotificationMeta, ResultMeta};
 
 /// The extension's identifier, in client and server capabilities.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// Method of the notification that carries a task's new state on a listen stream.
-pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 
 literal!(
     /// `"task"`: the `resultType` of a [`CreateTaskResult`].
@@ -102,6 +99,36 @@ pub struct DetailedTask {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "ResultMeta::is_empty")]
     pub meta: ResultMeta,
+}
+
+/// `notifications/tasks`: a task's state as it is now, on a listen stream that follows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TaskNotificationParams {
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
+    /// When `input_required`: what is still to be answered, by key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<IndexMap<String, Value>>,
+    /// When `completed`: the tool's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// When `failed`: the JSON-RPC error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// The listen stream's subscription.
+    #[serde(rename = "_meta", default, skip_serializing_if = "NotificationMeta::is_empty")]
+    pub meta: NotificationMeta,
+}
+
+impl TaskNotificationParams {
+    /// `task` as a listen stream announces it, tagged with `meta`.
+    pub fn new(task: DetailedTask, meta: NotificationMeta) -> Self {
+        let DetailedTask { task, input_requests, result, error, .. } = task;
+        TaskNotificationParams { task, input_requests, result, error, meta }
+    }
 }
 
 /// `tasks/get` and `tasks/cancel` parameters.

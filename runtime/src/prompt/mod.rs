@@ -11,6 +11,7 @@ use crate::error::{BuildError, Error, Rejection};
 use crate::extract::{Extracted, FromRequest, RequestParts, Requirements, ViaArgument, ViaExtractor};
 use crate::future::BoxFuture;
 use crate::future::Quick;
+use crate::method::Method;
 use crate::model::{Completion, GetPromptResult, JsonObject, Outcome, Prompt, PromptArgument, PromptMessage};
 use crate::rounds::{Ask, OutcomeContext, RoundDriver, Rounds, Step};
 
@@ -35,8 +36,15 @@ impl PromptGet {
         uses_rounds: bool,
     ) -> Self {
         let digested = uses_rounds.then(|| serde_json::to_value(&arguments).unwrap_or_default());
-        let driver =
-            RoundDriver::new(context, input_responses, request_state, "prompts/get", name, false, digested.as_ref());
+        let driver = RoundDriver::new(
+            context,
+            input_responses,
+            request_state,
+            Method::PromptsGet,
+            name,
+            false,
+            digested.as_ref(),
+        );
         PromptGet { arguments, parts: RequestParts::new(driver) }
     }
 
@@ -303,9 +311,9 @@ pub(crate) trait PromptHandler: Send + Sync + 'static {
     fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>>;
 }
 
-struct Defined<T>(T);
+struct DefinedPrompt<T>(T);
 
-impl<T: PromptDefinition> PromptHandler for Defined<T> {
+impl<T: PromptDefinition> PromptHandler for DefinedPrompt<T> {
     fn get(&self, get: PromptGet) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, Error>> {
         self.0.get(get)
     }
@@ -344,7 +352,7 @@ pub(crate) fn route_of<T: PromptDefinition>(definition: T) -> Result<PromptRoute
     Ok(PromptRoute {
         name: prompt.name.as_str().into(),
         prompt,
-        handler: Arc::new(Defined(definition)),
+        handler: Arc::new(DefinedPrompt(definition)),
         requirements,
         uses_rounds: T::uses_rounds(),
         completes: T::completes(),

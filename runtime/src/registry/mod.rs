@@ -50,6 +50,14 @@ impl Registry {
     pub(crate) fn runs_tasks(&self) -> bool {
         self.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
     }
+
+    /// Whether the server serves a skills directory (and so the skills extension's methods).
+    pub(crate) fn serves_skills(&self) -> bool {
+        #[cfg(feature = "skills")]
+        return self.skills.is_some();
+        #[cfg(not(feature = "skills"))]
+        false
+    }
 }
 
 impl std::fmt::Debug for Registry {

@@ -15,6 +15,7 @@ use crate::context::RequestContext;
 use crate::error::{BuildError, Error, Rejection};
 use crate::extract::{RequestParts, Requirements};
 use crate::future::BoxFuture;
+use crate::method::Method;
 use crate::model::{CacheHints, Completion, JsonObject, Outcome, ReadResourceResult, Resource, ResourceTemplate};
 use crate::rounds::RoundDriver;
 use crate::uri_template::UriTemplate;
@@ -85,7 +86,7 @@ impl ResourceRead {
             self.context,
             self.input_responses,
             self.request_state,
-            "resources/read",
+            Method::ResourcesRead,
             self.uri.as_str().into(),
             false,
             None,
@@ -225,9 +226,9 @@ pub(crate) trait ResourceHandler: Send + Sync + 'static {
     fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>>;
 }
 
-struct Defined<T>(T);
+struct DefinedResource<T>(T);
 
-impl<T: ResourceDefinition> ResourceHandler for Defined<T> {
+impl<T: ResourceDefinition> ResourceHandler for DefinedResource<T> {
     fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>> {
         self.0.read(read)
     }
@@ -254,5 +255,5 @@ pub(crate) fn route_of<T: ResourceDefinition>(definition: T) -> Result<ResourceR
     let mut requirements = Requirements::default();
     T::requirements(&mut requirements);
     let scopes = T::scopes().iter().map(|&scope| Arc::from(scope)).collect();
-    Ok(ResourceRoute { descriptor, handler: Arc::new(Defined(definition)), requirements, scopes })
+    Ok(ResourceRoute { descriptor, handler: Arc::new(DefinedResource(definition)), requirements, scopes })
 }

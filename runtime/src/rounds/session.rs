@@ -10,6 +10,7 @@ use super::{AnswerSet, Ask, Round, Rounds};
 use crate::context::RequestContext;
 use crate::error::{Error, Rejection};
 use crate::future::Quick;
+use crate::method::Method;
 use crate::model::{
     CallToolResult, ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
     JsonObject, Outcome,
@@ -89,7 +90,7 @@ pub struct RoundDriver {
     context: RequestContext,
     input_responses: Option<JsonObject>,
     request_state: Option<String>,
-    method: &'static str,
+    method: Method,
     target: Arc<str>,
     destructive: bool,
     digest: Option<[u8; 32]>,
@@ -178,7 +179,7 @@ impl RoundDriver {
         context: RequestContext,
         input_responses: Option<JsonObject>,
         request_state: Option<String>,
-        method: &'static str,
+        method: Method,
         target: Arc<str>,
         destructive: bool,
         arguments: Option<&serde_json::Value>,
@@ -209,7 +210,7 @@ impl RoundDriver {
 
     /// `tools/call`, `prompts/get` or `resources/read`.
     pub fn method(&self) -> &'static str {
-        self.method
+        self.method.name()
     }
 
     /// The echoed `requestState`, unverified.
@@ -235,7 +236,7 @@ impl RoundDriver {
         })?;
         Ok(Binding {
             principal: self.context.principal().name().unwrap_or_default().to_owned(),
-            method: self.method.to_owned(),
+            method: self.method.name().to_owned(),
             target: self.target.to_string(),
             arguments_digest,
         })

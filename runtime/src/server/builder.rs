@@ -9,7 +9,7 @@ use tower::{Layer, Service, ServiceExt as _};
 use super::{Inner, Server};
 use crate::context::RequestContext;
 use crate::dispatch::tasks::TaskRuntime;
-use crate::dispatch::{BoxDispatch, BoxError, Dispatch, McpRequest, McpResponse};
+use crate::dispatch::{BoxDispatch, BoxError, Dispatch, Layers, McpRequest, McpResponse};
 use crate::error::BuildError;
 use crate::handler::{Handler, HandlerKind};
 use crate::model::{CacheHints, Implementation};
@@ -268,12 +268,13 @@ impl ServerBuilder {
     pub fn build(self) -> Result<Server, BuildError> {
         let registry = Arc::new(self.description.build()?);
         let dispatch = Dispatch { registry: registry.clone(), tasks: Arc::new(self.tasks) };
-        let layered = (!self.layers.is_empty()).then(|| {
-            let bare = BoxDispatch::new(dispatch.clone().map_err(|never: Infallible| match never {}));
-            self.layers.into_iter().fold(bare, |inner, wrap| wrap(inner))
-        });
-        let inner =
-            Inner { registry, dispatch, layered, legacy_sessions: self.legacy_sessions, telemetry: self.telemetry };
+        let layers = if self.layers.is_empty() {
+            Layers::Bare(dispatch)
+        } else {
+            let bare = BoxDispatch::new(dispatch.map_err(|never: Infallible| match never {}));
+            Layers::Layered(self.layers.into_iter().fold(bare, |inner, wrap| wrap(inner)))
+        };
+        let inner = Inner { registry, layers, legacy_sessions: self.legacy_sessions, telemetry: self.telemetry };
         Ok(Server { inner: Arc::new(inner) })
     }
 }

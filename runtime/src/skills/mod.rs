@@ -216,9 +216,9 @@ impl Catalog {
 
 impl Skill {
     /// Reads the skill in `dir` from the files found below the root.
-    fn read(dir: &str, found: &[scan::Found]) -> Result<Skill, String> {
+    fn read(dir: &str, found: &[scan::FoundFile]) -> Result<Skill, String> {
         let prefix = format!("{dir}/");
-        let mine: Vec<&scan::Found> = found.iter().filter(|f| f.rel.starts_with(&prefix)).collect();
+        let mine: Vec<&scan::FoundFile> = found.iter().filter(|f| f.rel.starts_with(&prefix)).collect();
         if mine.len() > MAX_FILES_PER_SKILL {
             return Err(format!("the skill has {} files; at most {MAX_FILES_PER_SKILL} are served", mine.len()));
         }

@@ -13,7 +13,7 @@ use super::Problem;
 const MAX_DEPTH: usize = 16;
 
 /// A file found below the root.
-pub(super) struct Found {
+pub(super) struct FoundFile {
     /// Its path from the root, `/`-separated.
     pub rel: String,
     /// Where its bytes are (a link's target, once checked).
@@ -26,7 +26,7 @@ pub(super) struct Found {
 /// what was refused.
 #[derive(Default)]
 pub(super) struct Walk {
-    pub files: Vec<Found>,
+    pub files: Vec<FoundFile>,
     pub dirs: BTreeSet<String>,
     pub problems: Vec<Problem>,
 }
@@ -69,7 +69,7 @@ impl Walk {
                 self.dirs.insert(child.clone());
                 self.visit(root, &path, &child, depth + 1)?;
             } else if meta.is_file() {
-                self.files.push(Found { rel: child, path, len: meta.len() });
+                self.files.push(FoundFile { rel: child, path, len: meta.len() });
             } else {
                 self.refuse(&child, "it is not a regular file");
             }
@@ -87,7 +87,9 @@ impl Walk {
             return self.refuse(rel, "it is a link that leads out of the skills directory");
         }
         match fs::metadata(&target) {
-            Ok(meta) if meta.is_file() => self.files.push(Found { rel: rel.to_owned(), path: target, len: meta.len() }),
+            Ok(meta) if meta.is_file() => {
+                self.files.push(FoundFile { rel: rel.to_owned(), path: target, len: meta.len() })
+            }
             Ok(meta) if meta.is_dir() => self.refuse(rel, "it is a link to a directory, which is not followed"),
             _ => self.refuse(rel, "it is a link to something that is not a regular file"),
         }
@@ -111,7 +113,7 @@ fn is_uri_safe(name: &str) -> bool {
 
 /// The bytes of `found`, never more than `budget` of them: a file that grew past what is left
 /// of its skill's allowance since it was found is an error, not a larger read.
-pub(super) fn read(found: &Found, budget: u64) -> io::Result<Vec<u8>> {
+pub(super) fn read(found: &FoundFile, budget: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(usize::try_from(found.len.min(budget)).unwrap_or(0));
     fs::File::open(&found.path)?.take(budget.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > budget {

@@ -11,78 +11,15 @@
 //! does not either.
 
 use super::{Ending, Transport};
+use crate::method::Method;
 use crate::request_state::Refusal;
 
-/// The methods the metrics name; anything else is `_OTHER` (a client's made-up method must not
-/// become a new time series).
-const METHODS: [&str; 22] = [
-    "_OTHER",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-    "subscriptions/listen",
-    "skills/list",
-    "skills/get",
-    "resources/directory/read",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "initialize",
-    "ping",
-    "logging/setLevel",
-];
-
-/// A method as the metrics name it: its place in [`METHODS`], so that telling two apart is
-/// one comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Method(u8);
-
-impl Method {
-    pub(crate) fn of(method: &str) -> Self {
-        // A match compiles to a switch on the length, then one comparison; the test below
-        // keeps it in step with `METHODS`.
-        Method(match method {
-            "server/discover" => 1,
-            "tools/list" => 2,
-            "tools/call" => 3,
-            "prompts/list" => 4,
-            "prompts/get" => 5,
-            "resources/list" => 6,
-            "resources/templates/list" => 7,
-            "resources/read" => 8,
-            "resources/subscribe" => 9,
-            "resources/unsubscribe" => 10,
-            "completion/complete" => 11,
-            "subscriptions/listen" => 12,
-            "skills/list" => 13,
-            "skills/get" => 14,
-            "resources/directory/read" => 15,
-            "tasks/get" => 16,
-            "tasks/update" => 17,
-            "tasks/cancel" => 18,
-            "initialize" => 19,
-            "ping" => 20,
-            "logging/setLevel" => 21,
-            _ => 0,
-        })
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        METHODS[usize::from(self.0)]
-    }
-
-    /// Whether this is `tools/call`.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))] // for the metrics' attributes
-    pub(crate) fn is_tools_call(self) -> bool {
-        self.0 == 3
+/// A method as the metrics name it: the table's name for a request the table knows, `_OTHER`
+/// for anything else (a client's made-up method must not become a new time series).
+pub(crate) fn method_name(method: Option<Method>) -> &'static str {
+    match method {
+        Some(method) if method.is_client_request() => method.name(),
+        _ => "_OTHER",
     }
 }
 
@@ -132,7 +69,7 @@ mod recording {
     use opentelemetry::metrics::{BoundHistogram, Counter, Histogram, UpDownCounter};
     use opentelemetry::{InstrumentationScope, KeyValue};
 
-    use super::{Ending, Method, Series, StateRejection, Transport};
+    use super::{Ending, Method, Series, StateRejection, Transport, method_name};
 
     /// The conventions' buckets for operation durations, in seconds.
     const DURATION_BUCKETS: [f64; 14] =
@@ -145,7 +82,8 @@ mod recording {
     /// What an operation's attributes are made of, but the tool's or prompt's name.
     #[derive(Clone, Copy, Debug, Eq)]
     struct Key {
-        method: Method,
+        /// `None`: `_OTHER`.
+        method: Option<Method>,
         /// Whether it names a tool (`true`) or a prompt, when it names one.
         tool: Option<bool>,
         /// The JSON-RPC code; `1`: a tool error; `2`: cancelled; `0`: none.
@@ -185,9 +123,9 @@ mod recording {
 
         fn attributes(&self, name: &str) -> Vec<KeyValue> {
             let mut attributes = Vec::with_capacity(7);
-            attributes.push(KeyValue::new("mcp.method.name", self.method.name()));
+            attributes.push(KeyValue::new("mcp.method.name", method_name(self.method)));
             named_attributes(&mut attributes, self.tool.map(|tool| (tool, name)));
-            if self.method.is_tools_call() {
+            if self.method == Some(Method::ToolsCall) {
                 attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
             }
             if let Some(version) = self.protocol_version {
@@ -290,7 +228,7 @@ mod recording {
     }
 
     pub(crate) fn series(
-        method: Method,
+        method: Option<Method>,
         named: Option<(bool, &str)>,
         protocol_version: Option<&'static str>,
         transport: Transport,
@@ -370,7 +308,7 @@ mod recording {
     pub(crate) fn input_required(series: &Series, named_exists: bool) {
         let Some(instruments) = INSTRUMENTS.get() else { return };
         let mut attributes = Vec::with_capacity(3);
-        attributes.push(KeyValue::new("mcp.method.name", series.key.method.name()));
+        attributes.push(KeyValue::new("mcp.method.name", method_name(series.key.method)));
         named_attributes(&mut attributes, series.named(named_exists));
         if let Some(transport) = series.key.transport.as_str() {
             attributes.push(KeyValue::new("network.transport", transport));
@@ -399,7 +337,12 @@ mod recording {
         false
     }
 
-    pub(crate) fn series(_: Method, _: Option<(bool, &str)>, _: Option<&'static str>, _: Transport) -> Option<Series> {
+    pub(crate) fn series(
+        _: Option<Method>,
+        _: Option<(bool, &str)>,
+        _: Option<&'static str>,
+        _: Transport,
+    ) -> Option<Series> {
         None
     }
 
@@ -445,15 +388,15 @@ impl Drop for ListenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{METHODS, Method};
+    use super::method_name;
+    use crate::method::Method;
 
     #[test]
-    fn every_method_is_named_by_its_own_place_and_any_other_is_other() {
-        for name in METHODS.iter().skip(1) {
-            assert_eq!(Method::of(name).name(), *name);
+    fn a_request_the_table_knows_is_named_and_anything_else_is_other() {
+        for &method in Method::ALL.iter().filter(|method| method.is_client_request()) {
+            assert_eq!(method_name(Some(method)), method.name());
         }
-        assert!(Method::of("tools/call").is_tools_call());
-        assert_eq!(Method::of("tools/cal").name(), "_OTHER");
-        assert_eq!(Method::of("_OTHER"), Method::of("made/up"));
+        assert_eq!(method_name(None), "_OTHER");
+        assert_eq!(method_name(Some(Method::NotificationsCancelled)), "_OTHER", "a notification is no request");
     }
 }

@@ -33,6 +33,7 @@ use tracing::Instrument as _;
 pub(crate) use metrics::{ListenStream, StateRejection, state_rejected};
 pub(crate) use nested::Nested;
 
+use crate::method::{Method, Subject};
 use crate::model::{RequestId, TraceContext};
 
 /// The `tracing` target of the server spans.
@@ -98,12 +99,13 @@ pub(crate) enum Target<'a> {
 }
 
 impl<'a> Target<'a> {
-    /// The tool of `tools/call`, the prompt of `prompts/get`, the URI of `resources/read`.
-    pub(crate) fn of(method: &str, target: Option<&'a str>) -> Self {
-        match (method, target) {
-            ("tools/call", Some(name)) => Target::Tool(name),
-            ("prompts/get", Some(name)) => Target::Prompt(name),
-            ("resources/read", Some(uri)) => Target::Resource(uri),
+    /// What a request of `method` names, as its parameters give it (`target`): a tool, a
+    /// prompt or a resource's URI.
+    pub(crate) fn of(method: Option<Method>, target: Option<&'a str>) -> Self {
+        match (method.and_then(Method::subject), target) {
+            (Some(Subject::Tool), Some(name)) => Target::Tool(name),
+            (Some(Subject::Prompt), Some(name)) => Target::Prompt(name),
+            (Some(Subject::Resource), Some(uri)) => Target::Resource(uri),
             _ => Target::None,
         }
     }
@@ -119,6 +121,8 @@ impl<'a> Target<'a> {
 /// What a request's server span is made from.
 pub(crate) struct RequestInfo<'a> {
     pub(crate) method: &'a str,
+    /// The method as the table knows it.
+    pub(crate) known: Option<Method>,
     pub(crate) id: &'a RequestId,
     pub(crate) target: Target<'a>,
     pub(crate) protocol_version: Option<&'a str>,
@@ -137,22 +141,6 @@ impl RequestInfo<'_> {
     fn caller(&self) -> Option<&TraceContext> {
         self.trace.filter(|trace| trace.traceparent.is_some()).or(self.transport_trace)
     }
-}
-
-/// Whether anyone would see a request observed: a subscriber that wants server spans, the
-/// OpenTelemetry API, or the metrics.
-pub(crate) fn wanted() -> bool {
-    metrics::enabled() || direct_enabled() || tracing::enabled!(target: SERVER_TARGET, tracing::Level::INFO)
-}
-
-#[cfg(feature = "otel")]
-fn direct_enabled() -> bool {
-    direct::enabled()
-}
-
-#[cfg(not(feature = "otel"))]
-fn direct_enabled() -> bool {
-    false
 }
 
 /// A request's spans, as what runs inside it records on them.
@@ -195,13 +183,14 @@ impl Trace {
 
     /// Records how the request ended on its spans, and ends the OpenTelemetry one.
     #[inline(never)]
-    fn end(&mut self, method: metrics::Method, ending: Ending<'_>, named_exists: bool) {
+    fn end(&mut self, method: Option<Method>, ending: Ending<'_>, named_exists: bool) {
         if !named_exists {
-            self.span.record("otel.name", method.name());
+            let name = metrics::method_name(method);
+            self.span.record("otel.name", name);
             #[cfg(feature = "otel")]
             match &self.otel {
-                Some(context) => direct::rename(context, method.name()),
-                None if !self.direct => direct::rename_layered(&self.span, method.name()),
+                Some(context) => direct::rename(context, name),
+                None if !self.direct => direct::rename_layered(&self.span, name),
                 None => {}
             }
         }
@@ -310,7 +299,8 @@ pub(crate) struct Observed {
     #[cfg(feature = "otel")]
     current: Option<opentelemetry::Context>,
     started: Instant,
-    method: metrics::Method,
+    /// The method, when it is a request the table knows (the metrics' `_OTHER` otherwise).
+    method: Option<Method>,
     /// Its series of the duration metric, when metrics are recorded.
     series: Option<metrics::Series>,
     finished: bool,
@@ -342,7 +332,7 @@ impl Observed {
             Target::Prompt(name) => Some((false, name)),
             Target::None | Target::Resource(_) => None,
         };
-        let method = metrics::Method::of(info.method);
+        let method = info.known.filter(|method| method.is_client_request());
         let protocol_version = info.protocol_version.and_then(crate::version::known);
         Some(Observed {
             trace: Trace {

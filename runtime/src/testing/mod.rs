@@ -81,6 +81,7 @@ use serde_json::{Value, json};
 
 use crate::context::Principal;
 use crate::jsonrpc::{ErrorObject, Incoming, JsonRpcResponse, decode};
+use crate::method::Method;
 use crate::model::{
     CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, InputRequest,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, Prompt,
@@ -197,12 +198,12 @@ impl TestClient {
 
     /// `server/discover`.
     pub async fn discover(&self) -> Result<DiscoverResult, ErrorObject> {
-        self.request("server/discover", json!({})).await
+        self.request(Method::ServerDiscover.name(), json!({})).await
     }
 
     /// Every tool, following cursors.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ErrorObject> {
-        self.collect("tools/list", |page: ListToolsResult| (page.tools, page.next_cursor)).await
+        self.collect(Method::ToolsList.name(), |page: ListToolsResult| (page.tools, page.next_cursor)).await
     }
 
     /// `tools/call`, answering every round this client has answers for: the complete result,
@@ -214,7 +215,7 @@ impl TestClient {
         arguments: Value,
     ) -> Result<Outcome<CallToolResult>, ErrorObject> {
         let params = json!({"name": name, "arguments": arguments});
-        self.play("tools/call", &format!("tool {name:?}"), params, |asked| self.answer_all(asked)).await
+        self.play(Method::ToolsCall.name(), &format!("tool {name:?}"), params, |asked| self.answer_all(asked)).await
     }
 
     /// The retry of a `tools/call` that asked for input: the same arguments, the answers by
@@ -227,7 +228,7 @@ impl TestClient {
         request_state: &str,
     ) -> Result<Outcome<CallToolResult>, ErrorObject> {
         self.request(
-            "tools/call",
+            Method::ToolsCall.name(),
             json!({"name": name, "arguments": arguments, "inputResponses": input_responses, "requestState": request_state}),
         )
         .await
@@ -244,7 +245,7 @@ impl TestClient {
         let what = format!("tool {name:?}");
         let params = json!({"name": name, "arguments": arguments});
         let outcome = self
-            .play("tools/call", &what, params, |asked| {
+            .play(Method::ToolsCall.name(), &what, params, |asked| {
                 Some(asked.iter().map(|(key, request)| (key.clone(), answer(key, request))).collect())
             })
             .await?;
@@ -261,12 +262,12 @@ impl TestClient {
 
     /// Every resource, following cursors.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ErrorObject> {
-        self.collect("resources/list", |page: ListResourcesResult| (page.resources, page.next_cursor)).await
+        self.collect(Method::ResourcesList.name(), |page: ListResourcesResult| (page.resources, page.next_cursor)).await
     }
 
     /// Every resource template, following cursors.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ErrorObject> {
-        self.collect("resources/templates/list", |page: ListResourceTemplatesResult| {
+        self.collect(Method::ResourcesTemplatesList.name(), |page: ListResourceTemplatesResult| {
             (page.resource_templates, page.next_cursor)
         })
         .await
@@ -275,7 +276,7 @@ impl TestClient {
     /// `resources/read`, answering rounds as [`TestClient::call_tool_outcome`] does.
     pub async fn read_resource_outcome(&self, uri: &str) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
         let what = format!("resource {uri:?}");
-        self.play("resources/read", &what, json!({"uri": uri}), |asked| self.answer_all(asked)).await
+        self.play(Method::ResourcesRead.name(), &what, json!({"uri": uri}), |asked| self.answer_all(asked)).await
     }
 
     /// `resources/read`, answering rounds as [`TestClient::call_tool`] does.
@@ -286,7 +287,7 @@ impl TestClient {
 
     /// Every prompt, following cursors.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ErrorObject> {
-        self.collect("prompts/list", |page: ListPromptsResult| (page.prompts, page.next_cursor)).await
+        self.collect(Method::PromptsList.name(), |page: ListPromptsResult| (page.prompts, page.next_cursor)).await
     }
 
     /// `prompts/get`, answering rounds as [`TestClient::call_tool_outcome`] does.
@@ -296,7 +297,7 @@ impl TestClient {
         arguments: Value,
     ) -> Result<Outcome<GetPromptResult>, ErrorObject> {
         let params = json!({"name": name, "arguments": arguments});
-        self.play("prompts/get", &format!("prompt {name:?}"), params, |asked| self.answer_all(asked)).await
+        self.play(Method::PromptsGet.name(), &format!("prompt {name:?}"), params, |asked| self.answer_all(asked)).await
     }
 
     /// `prompts/get`, answering rounds as [`TestClient::call_tool`] does.

@@ -174,11 +174,7 @@ impl TestClient {
 }
 
 fn method_of(request: &InputRequest) -> &'static str {
-    match request {
-        InputRequest::Elicit { .. } => "elicitation/create",
-        InputRequest::CreateMessage { .. } => "sampling/createMessage",
-        InputRequest::ListRoots { .. } => "roots/list",
-    }
+    request.method().name()
 }
 
 fn registration_of(request: &InputRequest) -> &'static str {

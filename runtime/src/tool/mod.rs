@@ -184,9 +184,9 @@ impl IntoToolRoute for ToolRoute {
     }
 }
 
-struct Defined<T>(T);
+struct DefinedTool<T>(T);
 
-impl<T: ToolDefinition> ToolHandler for Defined<T> {
+impl<T: ToolDefinition> ToolHandler for DefinedTool<T> {
     fn call(&self, call: ToolCall) -> BoxFuture<'_, Result<Outcome<CallToolResult>, Error>> {
         self.0.call(call)
     }
@@ -204,7 +204,7 @@ impl<T: ToolDefinition> IntoToolRoute for T {
             name: tool.name.as_str().into(),
             param_headers: param_headers(&tool.input_schema).map(Arc::from),
             tool,
-            handler: Arc::new(Defined(self)),
+            handler: Arc::new(DefinedTool(self)),
             requirements,
             uses_rounds: T::uses_rounds(),
             task: T::task_support(),

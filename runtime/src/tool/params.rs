@@ -11,6 +11,7 @@ use crate::context::RequestContext;
 use crate::error::{Error, Rejection};
 use crate::extract::{Extracted, FromRequest, RequestParts, Requirements, ViaArgs, ViaArgument, ViaExtractor};
 use crate::future::Quick;
+use crate::method::Method;
 use crate::model::{CallToolResult, JsonObject, Outcome};
 use crate::rounds::{OutcomeContext, RoundDriver};
 use crate::schema::{InputSchema, accepts_null};
@@ -48,7 +49,7 @@ impl ToolInvocation {
             call.context,
             call.input_responses,
             call.request_state,
-            "tools/call",
+            Method::ToolsCall,
             call.name,
             info.destructive,
             info.uses_rounds.then_some(&arguments),

@@ -13,8 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::framing::{BlockingLineReader, DEFAULT_MAX_MESSAGE_BYTES, Frame, LineReader};
-use crate::connection::sessions::OwnSession;
-use crate::connection::{self, Answered, Arrival, Connection};
+use crate::connection::{Answered, Arrival, Received, Refused, Status, StreamConnection};
 use crate::context::{Notifier, Principal};
 use crate::error::Error;
 use crate::future::BoxFuture;
@@ -84,9 +83,9 @@ impl Stdio {
             let out = out.clone();
             std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || write_queued(&out))?
         };
-        let dispatch = Dispatch::new(self, server, outbox);
-        let tasks = dispatch.tasks.clone();
-        let shutdown = dispatch.shutdown.clone();
+        let lines = Lines::new(self, server, outbox);
+        let tasks = lines.tasks.clone();
+        let shutdown = lines.shutdown.clone();
         let handle = tokio::runtime::Handle::current();
         let limit = self.max_message_bytes;
         let (done, read) = tokio::sync::oneshot::channel();
@@ -100,7 +99,7 @@ impl Stdio {
             let result = loop {
                 let end = match frames.next_frame() {
                     Ok(Some(frame)) => {
-                        dispatch.frame_blocking(frame, &mut burst);
+                        lines.frame_blocking(frame, &mut burst);
                         if burst.len() < MAX_BURST && frames.has_line_ready() {
                             continue;
                         }
@@ -117,8 +116,8 @@ impl Stdio {
                     break result;
                 }
             };
-            // The dispatcher holds a sender: dropping it lets the writer finish.
-            drop(dispatch);
+            // The lines hold a sender: dropping them lets the writer finish.
+            drop(lines);
             let _ = done.send(result);
         })?;
         let read_result = read.await.unwrap_or_else(|_| Err(io::Error::other("the stdin thread panicked")));
@@ -140,38 +139,28 @@ impl Stdio {
     {
         let (outbox, outgoing) = mpsc::channel::<Vec<u8>>(OUTBOX_CAPACITY);
         let writer = tokio::spawn(write_lines(writer, outgoing));
-        let dispatch = Dispatch::new(self, server, outbox);
+        let lines = Lines::new(self, server, outbox);
         let mut frames = LineReader::new(BufReader::new(reader), self.max_message_bytes);
         let read_result = loop {
             match frames.next_frame().await {
-                Ok(Some(frame)) => dispatch.frame(frame).await,
+                Ok(Some(frame)) => lines.frame(frame).await,
                 Ok(None) => break Ok(()),
                 Err(err) => break Err(err),
             }
         };
-        dispatch.shutdown.cancel();
-        dispatch.tasks.close();
-        dispatch.tasks.wait().await;
-        drop(dispatch);
+        lines.shutdown.cancel();
+        lines.tasks.close();
+        lines.tasks.wait().await;
+        drop(lines);
         let written = writer.await.map_err(io::Error::other)?;
         read_result.and(written)
     }
 }
 
-/// What one frame asks of the transport.
-enum Step {
-    /// Write this now.
-    Answer(Vec<u8>),
-    /// Run this request; write its answer, if any, when it is done.
-    Run(BoxFuture<'static, Option<Answered>>),
-    /// Nothing to answer.
-    Nothing,
-}
-
 /// Turns frames into answers and running requests: the part of the transport that does not
 /// care how bytes are read and written.
-struct Dispatch {
-    connection: Connection<OwnSession>,
+struct Lines {
+    connection: StreamConnection,
     principal: Principal,
     max_message_bytes: usize,
     outbox: mpsc::Sender<Vec<u8>>,
@@ -180,12 +169,12 @@ struct Dispatch {
     shutdown: CancellationToken,
 }
 
-impl Dispatch {
+impl Lines {
     fn new(stdio: &Stdio, server: &Server, outbox: mpsc::Sender<Vec<u8>>) -> Self {
         let shutdown = CancellationToken::new();
-        let sink = Some(Notifier::new(outbox.clone()));
-        Dispatch {
-            connection: Connection::new(server, OwnSession::default(), sink, shutdown.clone()),
+        let sink = Notifier::new(outbox.clone());
+        Lines {
+            connection: StreamConnection::stream(server, sink, shutdown.clone()),
             principal: stdio.principal.clone(),
             max_message_bytes: stdio.max_message_bytes,
             outbox,
@@ -194,7 +183,8 @@ impl Dispatch {
         }
     }
 
-    fn step(&self, frame: Frame) -> Step {
+    /// What one frame comes to.
+    fn receive(&self, frame: Frame) -> Received {
         let bytes = match frame {
             Frame::Message(bytes) => bytes,
             Frame::TooLarge { id } => {
@@ -202,7 +192,8 @@ impl Dispatch {
                 let error =
                     Error::invalid_request(format!("Message too large: the limit is {} bytes", self.max_message_bytes))
                         .with_data(serde_json::json!({ "maxMessageBytes": self.max_message_bytes }));
-                return Step::Answer(jsonrpc::encode_error(id.as_ref(), &error));
+                let bytes = jsonrpc::encode_error(id.as_ref(), &error);
+                return Received::Refused(Refused { status: Status::Invalid, bytes });
             }
         };
         let arrival = Arrival {
@@ -211,11 +202,7 @@ impl Dispatch {
             transport: Transport::Pipe,
             ..Arrival::default()
         };
-        match self.connection.receive(&bytes, arrival) {
-            connection::Step::Run(running) => Step::Run(running.answer),
-            connection::Step::Refuse(refused) => Step::Answer(refused.bytes),
-            connection::Step::Accepted => Step::Nothing,
-        }
+        self.connection.receive(&bytes, arrival)
     }
 
     /// Runs a request to its end on the runtime, and writes its answer.
@@ -229,10 +216,10 @@ impl Dispatch {
     }
 
     async fn frame(&self, frame: Frame) {
-        match self.step(frame) {
-            Step::Answer(bytes) => send(&self.outbox, bytes).await,
-            Step::Run(answer) => self.spawn(answer),
-            Step::Nothing => {}
+        match self.receive(frame) {
+            Received::Refused(refused) => send(&self.outbox, refused.bytes).await,
+            Received::Run(running) => self.spawn(running.answer),
+            Received::Accepted => {}
         }
     }
 
@@ -246,9 +233,10 @@ impl Dispatch {
             }
             burst.extend_from_slice(&bytes);
         };
-        match self.step(frame) {
-            Step::Answer(bytes) => answer(bytes),
-            Step::Run(mut running) => {
+        match self.receive(frame) {
+            Received::Refused(refused) => answer(refused.bytes),
+            Received::Run(running) => {
+                let mut running = running.answer;
                 let mut context = std::task::Context::from_waker(std::task::Waker::noop());
                 match running.as_mut().poll(&mut context) {
                     std::task::Poll::Ready(Some(answered)) => answer(answered.encoded.bytes),
@@ -257,7 +245,7 @@ impl Dispatch {
                     std::task::Poll::Pending => self.spawn(running),
                 }
             }
-            Step::Nothing => {}
+            Received::Accepted => {}
         }
     }
 }
@@ -376,12 +364,12 @@ mod tests {
 
     /// A writer that keeps what it is given, or fails every write once told to.
     #[derive(Clone, Default)]
-    struct Sink {
+    struct Recorder {
         written: Arc<Mutex<Vec<u8>>>,
         broken: Arc<std::sync::atomic::AtomicBool>,
     }
 
-    impl Write for Sink {
+    impl Write for Recorder {
         fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
             if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
                 return Err(io::ErrorKind::BrokenPipe.into());
@@ -397,7 +385,7 @@ mod tests {
 
     #[test]
     fn what_was_queued_goes_out_before_the_readers_own_answers() {
-        let sink = Sink::default();
+        let sink = Recorder::default();
         let (queue, queued) = mpsc::channel(8);
         let out = Mutex::new(Out::new(sink.clone(), queued));
         queue.try_send(b"note 1".to_vec()).unwrap();
@@ -408,7 +396,7 @@ mod tests {
 
     #[test]
     fn the_writing_thread_writes_what_is_queued_and_ends_with_the_last_sender() {
-        let sink = Sink::default();
+        let sink = Recorder::default();
         let (queue, queued) = mpsc::channel(8);
         let out = Arc::new(Mutex::new(Out::new(sink.clone(), queued)));
         let writer = std::thread::spawn({
@@ -426,7 +414,7 @@ mod tests {
 
     #[test]
     fn a_closed_stdout_stops_the_writing_and_is_reported_once_every_sender_is_gone() {
-        let sink = Sink::default();
+        let sink = Recorder::default();
         let (queue, queued) = mpsc::channel(8);
         let out = Arc::new(Mutex::new(Out::new(sink.clone(), queued)));
         sink.broken.store(true, std::sync::atomic::Ordering::SeqCst);

@@ -10,7 +10,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::Session;
 use crate::changes::{ChangeEvent, Signal};
 use crate::jsonrpc::encode_notification;
-use crate::model::subscriptions::{PROMPTS_LIST_CHANGED, RESOURCE_UPDATED, RESOURCES_LIST_CHANGED, TOOLS_LIST_CHANGED};
+use crate::method::Method;
 use crate::uri::covers;
 
 /// Forwards announced changes the session asked for to its sink, until it closes.
@@ -50,18 +50,18 @@ fn notifications_for(session: &Session, event: &ChangeEvent) -> Vec<Vec<u8>> {
     let empty = Map::new();
     match event {
         ChangeEvent::ToolsListChanged if capabilities.tools.is_some() => {
-            vec![encode_notification(TOOLS_LIST_CHANGED, &empty)]
+            vec![encode_notification(Method::NotificationsToolsListChanged, &empty)]
         }
         ChangeEvent::PromptsListChanged if capabilities.prompts.is_some() => {
-            vec![encode_notification(PROMPTS_LIST_CHANGED, &empty)]
+            vec![encode_notification(Method::NotificationsPromptsListChanged, &empty)]
         }
         ChangeEvent::ResourcesListChanged if capabilities.resources.is_some() => {
-            vec![encode_notification(RESOURCES_LIST_CHANGED, &empty)]
+            vec![encode_notification(Method::NotificationsResourcesListChanged, &empty)]
         }
         ChangeEvent::ResourceUpdated(uri) => {
             let subscribed = session.subscriptions.lock().expect("subscriptions lock");
             if subscribed.iter().any(|s| covers(s, uri)) {
-                vec![encode_notification(RESOURCE_UPDATED, &json!({ "uri": &**uri }))]
+                vec![encode_notification(Method::NotificationsResourcesUpdated, &json!({ "uri": &**uri }))]
             } else {
                 Vec::new()
             }
@@ -77,6 +77,10 @@ fn everything_changed(session: &Session) -> Vec<Vec<u8>> {
             .flat_map(|event| notifications_for(session, event))
             .collect();
     let subscribed = session.subscriptions.lock().expect("subscriptions lock").clone();
-    messages.extend(subscribed.iter().map(|uri| encode_notification(RESOURCE_UPDATED, &json!({ "uri": &**uri }))));
+    messages.extend(
+        subscribed
+            .iter()
+            .map(|uri| encode_notification(Method::NotificationsResourcesUpdated, &json!({ "uri": &**uri }))),
+    );
     messages
 }

@@ -19,37 +19,32 @@ mod changes;
 mod peer;
 
 use std::collections::HashSet;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::in_flight::InFlight;
 use crate::context::{Notifier, Principal, RequestContext};
-use crate::dispatch::encode::Era;
-use crate::dispatch::{Encoded, McpRequest, McpResponse, Origin, Reply, Stream};
+use crate::dispatch::{Front, Layers, McpRequest, McpResponse, Origin, Reply, Stream};
 use crate::envelope::read_session_meta;
 use crate::error::{Error, ErrorCode, serde_message};
-use crate::jsonrpc::{Request, encode_result};
-use crate::middleware::telemetry;
-use crate::model::notifications::CANCELLED;
+use crate::future::BoxFuture;
+use crate::jsonrpc::Request;
+use crate::method::Method;
 use crate::model::{
-    ClientCapabilities, Implementation, InputRequest, JsonObject, LoggingLevel, RequestId, RequestMeta, TraceContext,
+    CancelledNotificationParams, ClientCapabilities, EmptyResult, Implementation, InitializeResult, InputRequest,
+    JsonObject, LoggingLevel, RequestId, RequestMeta, SetLevelRequestParams, SubscribeRequestParams,
 };
 use crate::server::Server;
-use crate::telemetry::{Ending, Observed, RequestInfo, Scope, Target};
 use crate::version::{LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS};
 use peer::Peer;
 
 /// The most rounds a legacy request plays out before giving up (a tool that never stops
 /// asking would otherwise hold the client's request forever).
 pub const MAX_LEGACY_ROUNDS: usize = 8;
-
-/// Methods whose results may ask for input (and are played out as live requests here).
-const ROUND_METHODS: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// What the handshake settled.
 #[derive(Debug)]
@@ -76,30 +71,16 @@ pub(crate) struct Session {
     closed: CancellationToken,
 }
 
-#[derive(Deserialize)]
-struct CancelledParams {
-    #[serde(rename = "requestId")]
-    request_id: RequestId,
-}
-
+/// `initialize`'s parameters as the session reads them: leniently (a client that leaves out
+/// its capabilities or its name still gets a session), each part's problem said on its own.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct InitializeParams {
+struct Handshake {
     protocol_version: String,
     #[serde(default)]
     capabilities: Option<Box<RawValue>>,
     #[serde(default)]
     client_info: Option<Box<RawValue>>,
-}
-
-#[derive(Deserialize)]
-struct SetLevelParams {
-    level: String,
-}
-
-#[derive(Deserialize)]
-struct SubscribeParams {
-    uri: String,
 }
 
 impl Session {
@@ -168,129 +149,112 @@ impl Session {
 
     /// A notification from the client.
     pub(crate) fn notification(&self, method: &str, params: Option<&RawValue>) {
-        match method {
-            CANCELLED => match serde_json::from_str::<CancelledParams>(params.map_or("null", RawValue::get)) {
-                Ok(p) => self.in_flight.cancel(&p.request_id),
-                Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
-            },
-            "notifications/initialized" | "notifications/roots/list_changed" => {}
-            other => tracing::debug!(method = other, "notification ignored"),
-        }
-    }
-
-    /// Answers one request of the session. The stream's notifier is the request's own:
-    /// progress, log messages and the requests a round sends to the client travel on it.
-    pub(crate) fn handle(
-        self: &Arc<Self>,
-        request: Request,
-        stream: Stream,
-        origin: Origin,
-    ) -> impl Future<Output = Encoded> + Send + use<> {
-        let session = self.clone();
-        let mut observed = session.observe(&request, &origin);
-        let scope = Scope::of(observed.as_mut());
-        let answering = async move {
-            let id = request.id.clone();
-            let answer = match session.answer_request(request, stream, observed.as_ref()).await {
-                Ok(Own(result)) => {
-                    if let Some(observed) = &mut observed {
-                        observed.finish(Ending::Complete, true);
-                    }
-                    return Encoded { bytes: encode_result(&id, &result), error: None, retry_after: None, scope: None };
+        match Method::from_name(method) {
+            Some(Method::NotificationsCancelled) => {
+                match crate::strict::from_str::<CancelledNotificationParams>(params.map_or("null", RawValue::get)) {
+                    Ok(p) => self.in_flight.cancel(&p.request_id),
+                    Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
                 }
-                Ok(Forwarded(response)) => response,
-                Err(error) => McpResponse::error(id, error),
-            };
-            if let Some(observed) = &mut observed {
-                telemetry::finish(observed, answer.reply());
             }
-            session.server.encode(answer, Era::Legacy)
-        };
-        scope.wrap(answering)
+            Some(Method::NotificationsInitialized | Method::NotificationsRootsListChanged) => {}
+            _ => tracing::debug!(method, "notification ignored"),
+        }
     }
 
-    /// Opens the server span of a session request, when the server observes requests and
-    /// someone would see it.
-    fn observe(&self, request: &Request, origin: &Origin) -> Option<Observed> {
-        if !self.server.observes() || !crate::telemetry::wanted() {
-            return None;
-        }
-        /// What a span needs of the parameters, read before anything else runs.
-        #[derive(Default, Deserialize)]
-        struct Peek {
-            #[serde(default)]
-            name: Option<String>,
-            #[serde(default)]
-            uri: Option<String>,
-            #[serde(default, rename = "_meta")]
-            meta: Option<TraceContext>,
-        }
-        let peek: Peek = request.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
-        let target = match &*request.method {
-            "tools/call" | "prompts/get" => peek.name.as_deref(),
-            "resources/read" => peek.uri.as_deref(),
-            _ => None,
+    /// One request of the session, as the server's layers will see it: its envelope is the
+    /// one the handshake settled (the request's own `_meta` adds only its progress token and
+    /// trace context), and the session answers it. The stream's notifier is the request's own:
+    /// progress, log messages and the requests a round sends to the client travel on it.
+    pub(crate) fn request(self: &Arc<Self>, request: Request, stream: Stream, mut origin: Origin) -> McpRequest {
+        let envelope = match self.negotiated.get() {
+            Some(negotiated) => RequestMeta {
+                client_info: negotiated.client_info.clone(),
+                log_level: *self.log_level.lock().expect("log level lock"),
+                ..RequestMeta::new(LATEST_PROTOCOL_VERSION, negotiated.capabilities.clone())
+            },
+            // `initialize`, or a request before it (refused): only the trace context counts.
+            None => RequestMeta::new(LATEST_PROTOCOL_VERSION, ClientCapabilities::default()),
         };
-        Observed::start(&RequestInfo {
-            method: &request.method,
-            id: &request.id,
-            target: Target::of(&request.method, target),
-            protocol_version: self.version(),
-            session: origin.session.as_deref(),
-            transport: origin.transport,
-            trace: peek.meta.as_ref(),
-            transport_trace: origin.trace.as_deref(),
-        })
+        let meta = read_session_meta(request.params.as_deref(), envelope).map(Arc::new);
+        origin.version = self.version();
+        let front: Arc<dyn Front> = self.clone();
+        McpRequest::in_session(request, meta, self.principal.clone(), stream, origin, front)
     }
 
-    async fn answer_request(
-        &self,
-        request: Request,
-        stream: Stream,
-        observed: Option<&Observed>,
-    ) -> Result<Answered, Error> {
-        let Request { id, method, params } = request;
-        if &*method == "initialize" {
-            return self.initialize(params.as_deref()).map(Own);
+    /// The session's own answer to `request`: to the methods only its revision has, and to
+    /// the ones it has no place for; `None` for the rest, which the server's layers answer.
+    fn own_answer(&self, request: &McpRequest) -> Option<Result<Reply, Error>> {
+        let params = request.raw_params();
+        if request.known == Some(Method::Initialize) {
+            return Some(self.initialize(params).map(|result| Box::new(result).into()));
         }
         let Some(negotiated) = self.negotiated.get() else {
-            return Err(Error::invalid_request("The session is not initialized: send initialize first"));
+            return Some(Err(Error::invalid_request("The session is not initialized: send initialize first")));
         };
+        self.own_method(request, params, negotiated)
+    }
+
+    fn own_method(
+        &self,
+        request: &McpRequest,
+        params: Option<&RawValue>,
+        negotiated: &Negotiated,
+    ) -> Option<Result<Reply, Error>> {
         let capabilities = &self.server.registry().capabilities;
-        match &*method {
-            "ping" => Ok(Own(json!({}))),
-            "logging/setLevel" => {
-                let p: SetLevelParams = parse(params.as_deref())?;
-                let level = LoggingLevel::parse(&p.level).ok_or_else(|| {
+        let answer = match request.known? {
+            Method::Ping => Ok(EmptyResult::default().into()),
+            Method::LoggingSetLevel => parse::<SetLevelRequestParams>(params)
+                .map_err(|_| {
                     Error::invalid_field(
                         "level",
                         "level must be one of debug, info, notice, warning, error, critical, alert, emergency",
                     )
-                })?;
-                *self.log_level.lock().expect("log level lock") = Some(level);
-                Ok(Own(json!({})))
+                })
+                .map(|p| {
+                    *self.log_level.lock().expect("log level lock") = Some(p.level);
+                    EmptyResult::default().into()
+                }),
+            method @ (Method::ResourcesSubscribe | Method::ResourcesUnsubscribe)
+                if capabilities.resources.is_some() =>
+            {
+                self.subscription(method, request, params, negotiated).map(|()| EmptyResult::default().into())
             }
-            "resources/subscribe" | "resources/unsubscribe" if capabilities.resources.is_some() => {
-                let p: SubscribeParams = parse(params.as_deref())?;
-                let uri = crate::uri::normalize(&p.uri)
-                    .ok_or_else(|| Error::invalid_field("uri", format!("Not a valid URI: {}", p.uri)))?;
-                if &*method == "resources/unsubscribe" {
-                    self.subscriptions.lock().expect("subscriptions lock").remove(uri.as_str());
-                } else {
-                    self.subscribe(id, uri, negotiated, stream.cancellation);
-                }
-                Ok(Own(json!({})))
+            // The methods of the stateless revision alone have no place in a session.
+            method if !method.revisions().legacy() && method.capability().is_none() => {
+                Err(Error::method_not_found(method.name()).with_data(serde_json::json!({
+                    "method": method.name(),
+                    "reason": format!(
+                        "a 2026-07-28 method; send it with _meta outside the {} session",
+                        negotiated.version
+                    ),
+                })))
             }
-            "server/discover" | "subscriptions/listen" => Err(Error::method_not_found(&method).with_data(json!({
-                "method": &*method,
-                "reason": format!("a 2026-07-28 method; send it with _meta outside the {} session", negotiated.version),
-            }))),
-            _ => self.forward(id, method, params, negotiated, stream, observed).await.map(Forwarded),
-        }
+            _ => return None,
+        };
+        Some(answer)
     }
 
-    fn initialize(&self, params: Option<&RawValue>) -> Result<Value, Error> {
-        let p: InitializeParams = parse(params)?;
+    /// `resources/subscribe` or `resources/unsubscribe`.
+    fn subscription(
+        &self,
+        method: Method,
+        request: &McpRequest,
+        params: Option<&RawValue>,
+        negotiated: &Negotiated,
+    ) -> Result<(), Error> {
+        let p: SubscribeRequestParams = parse(params)?;
+        let uri = crate::uri::normalize(&p.uri)
+            .ok_or_else(|| Error::invalid_field("uri", format!("Not a valid URI: {}", p.uri)))?;
+        if method == Method::ResourcesUnsubscribe {
+            self.subscriptions.lock().expect("subscriptions lock").remove(uri.as_str());
+        } else {
+            self.subscribe(request.id.clone(), uri, negotiated, request.stream.cancellation.clone());
+        }
+        Ok(())
+    }
+
+    fn initialize(&self, params: Option<&RawValue>) -> Result<InitializeResult, Error> {
+        let p: Handshake = parse(params)?;
         let raw_capabilities = p.capabilities.as_deref().map_or("{}", RawValue::get);
         let capabilities: ClientCapabilities = crate::strict::from_str(raw_capabilities).map_err(|e| {
             Error::invalid_field("capabilities", format!("Malformed capabilities: {}", serde_message(&e)))
@@ -311,14 +275,8 @@ impl Session {
             return Err(Error::invalid_request("The session is already initialized"));
         }
         let registry = self.server.registry();
-        let mut result = json!({
-            "protocolVersion": version,
-            "capabilities": registry.capabilities,
-            "serverInfo": &*registry.info,
-        });
-        if let Some(instructions) = &registry.instructions {
-            result["instructions"] = json!(instructions);
-        }
+        let mut result = InitializeResult::new(version, registry.capabilities.clone(), (*registry.info).clone());
+        result.instructions.clone_from(&registry.instructions);
         Ok(result)
     }
 
@@ -335,57 +293,47 @@ impl Session {
         }
     }
 
-    /// Serves the request on the stateless path, playing out its rounds with the client.
-    async fn forward(
-        &self,
-        id: RequestId,
-        method: Box<str>,
-        params: Option<Box<RawValue>>,
-        negotiated: &Negotiated,
-        stream: Stream,
-        observed: Option<&Observed>,
-    ) -> Result<McpResponse, Error> {
-        let envelope = RequestMeta {
-            client_info: negotiated.client_info.clone(),
-            log_level: *self.log_level.lock().expect("log level lock"),
-            ..RequestMeta::new(LATEST_PROTOCOL_VERSION, negotiated.capabilities.clone())
-        };
-        let meta = read_session_meta(params.as_deref(), envelope).map(Arc::new);
-        let rounds = ROUND_METHODS.contains(&&*method);
-        let Stream { cancellation, notifier, shutdown } = stream;
-        let mut answers: Option<(JsonObject, Option<String>)> = None;
+    /// Serves the request through the server's layers as a 2026-07-28 request is served,
+    /// playing its rounds out with the client: each round's input requests go to the client
+    /// as requests of their own, and the request is served again with the answers.
+    async fn forward(&self, request: McpRequest, layers: Layers) -> McpResponse {
+        let rounds = request.known.is_some_and(Method::may_require_input);
+        let mut round = request.again();
+        let mut asked_before = 0;
         for _ in 0..MAX_LEGACY_ROUNDS {
-            let stream =
-                Stream { cancellation: cancellation.clone(), notifier: notifier.clone(), shutdown: shutdown.clone() };
-            let mut request = McpRequest::with_meta(
-                id.clone(),
-                method.clone(),
-                params.clone(),
-                meta.clone(),
-                self.principal.clone(),
-                stream,
-            );
-            if let Some((responses, state)) = answers.take() {
-                request.params.answer(responses, state);
-            }
-            let trace = observed.map(|observed| observed.trace.clone()).unwrap_or_default();
-            let response = self.server.call_within(request, &trace).await;
-            let Reply::InputRequired(asked) = &response.reply else { return Ok(response) };
+            let mut response = layers.answer(round).await;
+            response.rounds_asked = asked_before;
+            let Reply::InputRequired(asked) = &response.reply else { return response };
             if !rounds {
-                return Ok(response);
+                return response;
             }
-            if let Some(observed) = observed {
-                observed.round_asked();
+            asked_before += 1;
+            round = request.again();
+            let stream = &request.stream;
+            let asking = self.ask_client(
+                asked.input_requests.iter().flatten(),
+                stream.notifier.as_ref(),
+                &stream.cancellation,
+                &stream.shutdown,
+            );
+            match asking.await {
+                Ok(responses) => round.params.answer(responses, asked.request_state.clone()),
+                Err(error) => {
+                    let mut response = McpResponse::error(request.id.clone(), error);
+                    response.rounds_asked = asked_before;
+                    return response;
+                }
             }
-            let responses = self
-                .ask_client(asked.input_requests.iter().flatten(), notifier.as_ref(), &cancellation, &shutdown)
-                .await?;
-            answers = Some((responses, asked.request_state.clone()));
         }
-        Err(Error::new(
-            ErrorCode::InternalError,
-            format!("The request asked for input more than {MAX_LEGACY_ROUNDS} times; giving up"),
-        ))
+        let mut response = McpResponse::error(
+            request.id.clone(),
+            Error::new(
+                ErrorCode::InternalError,
+                format!("The request asked for input more than {MAX_LEGACY_ROUNDS} times; giving up"),
+            ),
+        );
+        response.rounds_asked = asked_before;
+        response
     }
 
     /// Sends each request a round asks to the client, in order, and collects the answers
@@ -410,15 +358,12 @@ impl Session {
             ));
         };
         for (key, request) in requests {
-            let (method, params) = match request {
-                InputRequest::Elicit { params } => ("elicitation/create", serde_json::value::to_raw_value(params)),
-                InputRequest::CreateMessage { params } => {
-                    ("sampling/createMessage", serde_json::value::to_raw_value(params))
-                }
-                InputRequest::ListRoots { params: Some(params) } => {
-                    ("roots/list", serde_json::value::to_raw_value(params))
-                }
-                InputRequest::ListRoots { params: None } => ("roots/list", serde_json::value::to_raw_value(&json!({}))),
+            let method = request.method();
+            let params = match request {
+                InputRequest::Elicit { params } => serde_json::value::to_raw_value(params),
+                InputRequest::CreateMessage { params } => serde_json::value::to_raw_value(params),
+                InputRequest::ListRoots { params: Some(params) } => serde_json::value::to_raw_value(params),
+                InputRequest::ListRoots { params: None } => serde_json::value::to_raw_value(&JsonObject::new()),
             };
             let params = params.map_err(|e| Error::internal_from(&e))?;
             let answer = tokio::select! {
@@ -441,20 +386,26 @@ impl Session {
     }
 }
 
+impl Front for Session {
+    fn answer(self: Arc<Self>, request: McpRequest, layers: Layers) -> BoxFuture<'static, McpResponse> {
+        match self.own_answer(&request) {
+            Some(answer) => {
+                let response = match answer {
+                    Ok(reply) => McpResponse::new(request.id, reply),
+                    Err(error) => McpResponse::error(request.id, error),
+                };
+                Box::pin(std::future::ready(response))
+            }
+            None => Box::pin(async move { self.forward(request, layers).await }),
+        }
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         self.closed.cancel();
     }
 }
-
-/// What a session request was answered with: a result of the session's own, or what dispatch
-/// answered.
-#[allow(clippy::large_enum_variant)] // moved once, to be encoded
-enum Answered {
-    Own(Value),
-    Forwarded(McpResponse),
-}
-use Answered::{Forwarded, Own};
 
 fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Error> {
     crate::strict::from_str(params.map_or("{}", RawValue::get))

@@ -13,16 +13,17 @@ use tokio_util::sync::CancellationToken;
 use crate::context::Notifier;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{ErrorObject, JSONRPC_VERSION, RequestId, encode_notification};
-use crate::model::notifications::CANCELLED;
+use crate::method::Method;
+use crate::model::{CancelledNotificationParams, NotificationMeta};
 
 /// What the client answered: its result, or its error.
-type Reply = Result<Box<RawValue>, ErrorObject>;
+type ClientAnswer = Result<Box<RawValue>, ErrorObject>;
 
 /// The server's side of requests to one client.
 #[derive(Debug, Default)]
 pub(crate) struct Peer {
     next: AtomicI64,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
 }
 
 #[derive(Serialize)]
@@ -42,29 +43,26 @@ struct IncomingResponse {
     error: Option<ErrorObject>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledParams<'a> {
-    request_id: &'a RequestId,
-    reason: &'static str,
-}
-
 /// Takes the pending entry away when the request ends, however it ends; one that ends
 /// unanswered (cancelled, or dropped with the request that needed it) is withdrawn from the
 /// client with `notifications/cancelled`.
-struct Pending<'a> {
+struct Outstanding<'a> {
     peer: &'a Peer,
     id: RequestId,
     to: &'a Notifier,
     settled: bool,
 }
 
-impl Drop for Pending<'_> {
+impl Drop for Outstanding<'_> {
     fn drop(&mut self) {
         self.peer.pending.lock().expect("pending map lock").remove(&self.id);
         if !self.settled {
-            let params = CancelledParams { request_id: &self.id, reason: "the request that needed it was cancelled" };
-            self.to.try_send(encode_notification(CANCELLED, &params));
+            let params = CancelledNotificationParams {
+                request_id: self.id.clone(),
+                reason: Some("the request that needed it was cancelled".to_owned()),
+                meta: NotificationMeta::default(),
+            };
+            self.to.try_send(encode_notification(Method::NotificationsCancelled, &params));
         }
     }
 }
@@ -76,7 +74,7 @@ impl Peer {
     pub(crate) async fn request(
         &self,
         to: &Notifier,
-        method: &str,
+        method: Method,
         params: &RawValue,
         cancellation: &CancellationToken,
     ) -> Result<Box<RawValue>, Error> {
@@ -85,8 +83,8 @@ impl Peer {
         let id = RequestId::from(format!("mcp-rounds-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1));
         let (sender, receiver) = oneshot::channel();
         self.pending.lock().expect("pending map lock").insert(id.clone(), sender);
-        let mut pending = Pending { peer: self, id: id.clone(), to, settled: false };
-        let message = OutgoingRequest { jsonrpc: JSONRPC_VERSION, id: &id, method, params };
+        let mut pending = Outstanding { peer: self, id: id.clone(), to, settled: false };
+        let message = OutgoingRequest { jsonrpc: JSONRPC_VERSION, id: &id, method: method.name(), params };
         let bytes = serde_json::to_vec(&message).expect("a request of raw JSON serializes");
         if !to.send(bytes).await {
             pending.settled = true;
@@ -105,7 +103,7 @@ impl Peer {
                 ErrorCode::InternalError,
                 format!("The client answered {method} with an error: {}", error.message),
             )
-            .with_data(serde_json::json!({ "method": method, "clientError": error }))
+            .with_data(serde_json::json!({ "method": method.name(), "clientError": error }))
         })
     }
 
@@ -132,7 +130,7 @@ impl Peer {
     }
 }
 
-fn gone(method: &str) -> Error {
+fn gone(method: Method) -> Error {
     Error::new(ErrorCode::InternalError, format!("The client went away before answering {method}"))
 }
 
@@ -149,7 +147,7 @@ mod tests {
             let peer = peer.clone();
             tokio::spawn(async move {
                 let params = RawValue::from_string("{\"message\":\"ok?\"}".into()).unwrap();
-                peer.request(&notifier, "elicitation/create", &params, &CancellationToken::new()).await
+                peer.request(&notifier, Method::ElicitationCreate, &params, &CancellationToken::new()).await
             })
         };
         let sent: serde_json::Value = serde_json::from_slice(&outgoing.recv().await.unwrap()).unwrap();
@@ -173,7 +171,9 @@ mod tests {
         let params = RawValue::from_string("{}".into()).unwrap();
         let asking = {
             let (peer, notifier, params) = (peer.clone(), notifier.clone(), params.clone());
-            tokio::spawn(async move { peer.request(&notifier, "roots/list", &params, &CancellationToken::new()).await })
+            tokio::spawn(
+                async move { peer.request(&notifier, Method::RootsList, &params, &CancellationToken::new()).await },
+            )
         };
         let sent: serde_json::Value = serde_json::from_slice(&outgoing.recv().await.unwrap()).unwrap();
         let reply =
@@ -185,7 +185,7 @@ mod tests {
         let cancel = CancellationToken::new();
         let asking = {
             let (peer, cancel) = (peer.clone(), cancel.clone());
-            tokio::spawn(async move { peer.request(&notifier, "roots/list", &params, &cancel).await })
+            tokio::spawn(async move { peer.request(&notifier, Method::RootsList, &params, &cancel).await })
         };
         let sent: serde_json::Value = serde_json::from_slice(&outgoing.recv().await.unwrap()).unwrap();
         cancel.cancel();

@@ -21,10 +21,17 @@ use crate::changes::{ChangeEvent, Changes};
 use crate::context::RequestContext;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::ErrorObject;
-use crate::model::{DetailedTask, JsonObject, TaskStatus};
+use crate::model::{ClientCapabilities, DetailedTask, JsonObject, TASKS_EXTENSION, TaskStatus};
 use crate::registry::Registry;
 use crate::tasks::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, MemoryTaskStore, StoreError, TaskRecord, TaskStore, now_ms};
 use crate::tool::{ToolCall, ToolRoute};
+
+/// -32021 naming the tasks extension: the caller did not declare it on this request.
+pub(crate) fn required() -> Error {
+    let mut extensions = std::collections::BTreeMap::new();
+    extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
+    Error::missing_capability(ClientCapabilities { extensions: Some(extensions), ..Default::default() })
+}
 
 /// How many times a change is retried when other writers keep changing the task.
 const MAX_ATTEMPTS: usize = 32;

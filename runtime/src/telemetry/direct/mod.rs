@@ -19,7 +19,7 @@ use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::trace::{SamplingDecision, SdkTracer, SdkTracerProvider, ShouldSample};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-use super::metrics::Method;
+use super::metrics;
 use super::sampling::RootRule;
 use super::spans::JsonRpcId;
 use super::trace_ids::{self, CHOSEN, fresh};
@@ -123,7 +123,7 @@ fn server_of(tracer: &FrameworkTracer, info: &RequestInfo<'_>) -> (Context, bool
 /// short.
 #[inline(never)]
 fn build(tracer: &FrameworkTracer, info: &RequestInfo<'_>, kept: Option<TraceId>) -> (Context, bool) {
-    let known = Method::of(info.method).name();
+    let known = metrics::method_name(info.known);
     match tracer {
         FrameworkTracer::Sdk { tracer, sampler, root: rule } => {
             let (parent, chosen) = match kept {

@@ -5,6 +5,7 @@ use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{Sampler, SpanData, SpanExporter};
 
 use super::*;
+use crate::method::Method;
 use crate::model::RequestId;
 use crate::telemetry::Ids;
 
@@ -32,7 +33,8 @@ fn tracer(sampler: Sampler, root: RootRule, exported: &Exported) -> (FrameworkTr
 
 fn echo(id: &RequestId) -> RequestInfo<'_> {
     RequestInfo {
-        method: "tools/call",
+        method: Method::ToolsCall.name(),
+        known: Some(Method::ToolsCall),
         id,
         target: Target::Tool("echo"),
         protocol_version: Some("2026-07-28"),

@@ -44,13 +44,12 @@ use futures_util::stream;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::connection::session_map::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
+use crate::connection::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE};
 pub use crate::model::TraceContext;
 use crate::telemetry::Transport;
 pub use auth::{AuthRequest, Authenticator, BearerTokens, ProtectedResource, Unauthorized};
 
-use crate::connection::session_map::{SessionMap, StreamRefusal};
-use crate::connection::{Arrival, Connection, Step};
+use crate::connection::{Arrival, EndpointConnection, Received, Refused, Status};
 use crate::context::{Notifier, Principal};
 use crate::error::Error;
 use crate::headers::StandardHeaders;
@@ -59,7 +58,7 @@ use auth::Anonymous;
 use hosts::{Hosts, is_local_origin};
 use protected::Challenges;
 use respond::{
-    NeedsScope, SESSION_ID, error_response, event_stream_response, json_response, message_event, refusal_status,
+    NeedsScope, SESSION_ID, error_response, event_stream_response, json_response, message_event, status_code,
 };
 
 /// Default limit on one request body: 4 MiB.
@@ -209,8 +208,7 @@ impl Http {
     ) -> Result<Router, String> {
         let challenges = Challenges::new(self.authenticator.protected_resource(), public_url.as_deref(), &self.path)?;
         let resource = challenges.resource().map(str::to_owned).or(public_url);
-        let sessions = SessionMap::new(self.session_idle, self.max_sessions);
-        let connection = Connection::new(server, sessions, None, shutdown.clone());
+        let connection = EndpointConnection::endpoint(server, self.session_idle, self.max_sessions, shutdown.clone());
         let metadata_paths = challenges.metadata_paths(&self.path);
         let app = Arc::new(App { connection, http: self.clone(), shutdown, hosts, challenges, resource });
         let mut router = Router::new().route(&self.path, post(handle).get(handle_get).delete(handle_delete));
@@ -266,7 +264,7 @@ impl BoundHttp {
 }
 
 struct App {
-    connection: Connection<SessionMap>,
+    connection: EndpointConnection,
     http: Http,
     shutdown: CancellationToken,
     hosts: Hosts,
@@ -408,7 +406,7 @@ async fn handle(State(app): State<Arc<App>>, request: axum::extract::Request) ->
         trace: trace_context(headers),
     };
     match app.connection.receive(&bytes, arrival) {
-        Step::Run(running) => {
+        Received::Run(running) => {
             let mut response = match respond::answer(running, notes, app.http.keep_alive) {
                 Ok(response) => response,
                 Err(waiting) => waiting.await,
@@ -418,8 +416,8 @@ async fn handle(State(app): State<Arc<App>>, request: axum::extract::Request) ->
             }
             response
         }
-        Step::Refuse(refused) => json_response(refusal_status(refused.why), refused.bytes),
-        Step::Accepted => StatusCode::ACCEPTED.into_response(),
+        Received::Refused(refused) => refused_response(refused),
+        Received::Accepted => StatusCode::ACCEPTED.into_response(),
     }
 }
 
@@ -437,30 +435,33 @@ fn not_json(headers: &HeaderMap) -> Option<Response> {
     Some(error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &error))
 }
 
-fn session_not_found() -> Response {
-    // The 2025 transport's signal to start over with a new initialize.
-    let error = Error::invalid_request("Session not found: it ended or never existed; initialize again");
-    error_response(StatusCode::NOT_FOUND, None, &error)
+/// A message the connection refused, with the status it gave.
+fn refused_response(refused: Refused) -> Response {
+    if refused.status == Status::NotAllowed {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    json_response(status_code(refused.status), refused.bytes)
+}
+
+/// What came with a GET or DELETE: who sent it, and the session it names.
+fn arrival<'a>(principal: Principal, headers: &'a HeaderMap) -> Arrival<'a> {
+    let session = headers.get(SESSION_ID).and_then(|value| value.to_str().ok());
+    Arrival { principal, session, transport: Transport::Tcp, ..Arrival::default() }
 }
 
 /// GET opens a legacy session's stream of notifications outside requests (list changes,
-/// resource updates). 2026-07-28 has no GET: 405.
+/// resource updates); the connection decides whether there is one to open.
 async fn handle_get(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
-    let (principal, id) = match admit_to_session(&app, &uri, &headers).await {
-        Ok(admitted) => admitted,
+    let principal = match admit(&app, &uri, &headers).await {
+        Ok(principal) => principal,
         Err(refused) => return refused,
     };
-    if !accepts_event_stream(&headers) {
-        let error = Error::invalid_request("The notification stream is text/event-stream: accept it");
-        return error_response(StatusCode::NOT_ACCEPTABLE, None, &error);
-    }
-    let receiver = match app.connection.sessions().open_stream(&id, &principal, STREAM_BUFFER) {
+    let arrival = arrival(principal, &headers);
+    let receiver = match app.connection.open_stream(&arrival, accepts_event_stream(&headers), STREAM_BUFFER) {
         Ok(receiver) => receiver,
-        Err(StreamRefusal::Unknown) => return session_not_found(),
-        Err(StreamRefusal::Taken) => {
-            let error = Error::invalid_request("This session already has a notification stream open");
-            return error_response(StatusCode::CONFLICT, None, &error);
-        }
+        Err(refused) => return refused_response(refused),
     };
     let events = stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|b| (b, receiver)) })
         .map(|bytes| Ok::<_, std::convert::Infallible>(message_event(&bytes)))
@@ -468,27 +469,14 @@ async fn handle_get(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: 
     event_stream_response(events, app.http.keep_alive)
 }
 
-/// The caller of a GET or DELETE and the session it is about; without a session id the
-/// method does not exist here (405).
-async fn admit_to_session(
-    app: &App,
-    uri: &axum::http::Uri,
-    headers: &HeaderMap,
-) -> Result<(Principal, String), Response> {
-    let principal = admit(app, uri, headers).await?;
-    let id = header_string(headers, SESSION_ID).ok_or_else(|| {
-        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-        response
-    })?;
-    Ok((principal, id))
-}
-
-/// DELETE ends a legacy session.
+/// DELETE ends a legacy session; the connection decides whether there is one to end.
 async fn handle_delete(State(app): State<Arc<App>>, uri: axum::http::Uri, headers: HeaderMap) -> Response {
-    let (principal, id) = match admit_to_session(&app, &uri, &headers).await {
-        Ok(admitted) => admitted,
+    let principal = match admit(&app, &uri, &headers).await {
+        Ok(principal) => principal,
         Err(refused) => return refused,
     };
-    if app.connection.sessions().remove(&id, &principal) { StatusCode::OK.into_response() } else { session_not_found() }
+    match app.connection.end_session(&arrival(principal, &headers)) {
+        Ok(()) => StatusCode::OK.into_response(),
+        Err(refused) => refused_response(refused),
+    }
 }

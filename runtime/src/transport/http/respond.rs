@@ -11,9 +11,9 @@ use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::connection::{Answered, Era, Refusal, Running};
+use crate::connection::{Answered, Running, Status};
 use crate::context::Notes;
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::jsonrpc;
 
@@ -24,27 +24,18 @@ pub(super) struct NeedsScope(pub(super) Box<str>);
 /// The header that carries a legacy session's id.
 pub(super) const SESSION_ID: &str = "mcp-session-id";
 
-/// The status of an answer: the revision's per code for 2026-07-28; a 2025-11-25 session's
-/// errors travel with 200.
-fn status(era: Era, error: Option<ErrorCode>) -> StatusCode {
-    match (era, error) {
-        (_, None) => StatusCode::OK,
-        // Authorization is HTTP's in both revisions: OAuth clients step up on this status.
-        (_, Some(ErrorCode::InsufficientScope)) => StatusCode::FORBIDDEN,
-        (Era::Legacy, Some(_)) => StatusCode::OK,
-        (Era::Current, Some(ErrorCode::MethodNotFound)) => StatusCode::NOT_FOUND,
-        (Era::Current, Some(ErrorCode::InternalError)) => StatusCode::INTERNAL_SERVER_ERROR,
-        (Era::Current, Some(ErrorCode::RateLimited)) => StatusCode::TOO_MANY_REQUESTS,
-        (Era::Current, Some(_)) => StatusCode::BAD_REQUEST,
-    }
-}
-
-/// The status of a message refused at once.
-pub(super) fn refusal_status(why: Refusal) -> StatusCode {
-    match why {
-        Refusal::Invalid => StatusCode::BAD_REQUEST,
-        Refusal::UnknownSession => StatusCode::NOT_FOUND,
-        Refusal::InSession => StatusCode::OK,
+/// HTTP's status for what the connection says an answer means.
+pub(super) fn status_code(status: Status) -> StatusCode {
+    match status {
+        Status::Ok => StatusCode::OK,
+        Status::Invalid => StatusCode::BAD_REQUEST,
+        Status::NotFound => StatusCode::NOT_FOUND,
+        Status::NotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        Status::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+        Status::Conflict => StatusCode::CONFLICT,
+        Status::Forbidden => StatusCode::FORBIDDEN,
+        Status::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+        Status::Failed => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -59,8 +50,8 @@ pub(super) fn error_response(status: StatusCode, id: Option<&crate::RequestId>, 
     json_response(status, jsonrpc::encode_error(id, error))
 }
 
-fn answered_response(era: Era, answered: Answered) -> Response {
-    let status = status(era, answered.encoded.error);
+fn answered_response(answered: Answered) -> Response {
+    let status = status_code(answered.status);
     let mut response = json_response(status, answered.encoded.bytes);
     if let (StatusCode::TOO_MANY_REQUESTS, Some(after)) = (status, answered.encoded.retry_after) {
         // Whole seconds, rounded up: a client waiting that long is not refused again.
@@ -91,7 +82,7 @@ pub(super) fn answer(
     notes: Option<Notes>,
     keep_alive: Duration,
 ) -> Result<Response, BoxFuture<'static, Response>> {
-    let Running { era, cancellation, mut answer } = running;
+    let Running { cancellation, mut answer } = running;
     // A waker that does nothing is enough: a request not done at once is polled again, with
     // the waker of the task it then runs on.
     let mut context = std::task::Context::from_waker(std::task::Waker::noop());
@@ -99,11 +90,11 @@ pub(super) fn answer(
         let Some(answered) = answered else { return Ok(StatusCode::NO_CONTENT.into_response()) };
         // Nothing was sent, nor can be now: dropping `notes` closes the stream.
         let Some(notes) = notes.filter(|notes| !notes.untouched()) else {
-            return Ok(answered_response(era, answered));
+            return Ok(answered_response(answered));
         };
         let mut notes = notes.into_receiver();
         return Ok(match notes.try_recv() {
-            Err(_) => answered_response(era, answered),
+            Err(_) => answered_response(answered),
             // It notified before answering: the notifications go first, on an event stream.
             Ok(first) => {
                 let (done_tx, done_rx) = oneshot::channel();
@@ -128,7 +119,7 @@ pub(super) fn answer(
             }
         }
     });
-    Err(Box::pin(respond(notes, done_rx, cancellation.drop_guard(), era, keep_alive)))
+    Err(Box::pin(respond(notes, done_rx, cancellation.drop_guard(), keep_alive)))
 }
 
 /// Answers with JSON when the request finishes before it has anything to stream, and with an
@@ -137,7 +128,6 @@ async fn respond(
     mut notes: mpsc::Receiver<Vec<u8>>,
     mut done: oneshot::Receiver<Answered>,
     guard: tokio_util::sync::DropGuard,
-    era: Era,
     keep_alive: Duration,
 ) -> Response {
     let first = tokio::select! {
@@ -145,7 +135,7 @@ async fn respond(
         first = notes.recv() => first,
         answered = &mut done => {
             return match answered {
-                Ok(answered) => answered_response(era, answered),
+                Ok(answered) => answered_response(answered),
                 Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
             };
         }
@@ -153,7 +143,7 @@ async fn respond(
     let Some(first) = first else {
         // The handler dropped its notifier without finishing: wait for the answer.
         return match done.await {
-            Ok(answered) => answered_response(era, answered),
+            Ok(answered) => answered_response(answered),
             Err(_) => error_response(StatusCode::INTERNAL_SERVER_ERROR, None, &Error::internal()),
         };
     };

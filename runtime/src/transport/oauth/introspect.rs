@@ -29,7 +29,7 @@ pub(super) struct Introspection {
 }
 
 #[derive(Deserialize)]
-struct Answer {
+struct IntrospectionResponse {
     active: bool,
     #[serde(flatten)]
     claims: JsonObject,
@@ -55,7 +55,7 @@ impl Introspection {
             return Ok(principal.clone());
         }
         let form = [("token", token), ("token_type_hint", "access_token")];
-        let answer: Answer = fetcher
+        let answer: IntrospectionResponse = fetcher
             .post_form(&self.endpoint, &form, (&self.client_id, &self.client_secret))
             .await
             .map_err(|error| {

@@ -15,14 +15,14 @@ use tokio::sync::Mutex;
 use super::fetch::{FetchError, Fetcher};
 
 /// One verification key.
-pub(super) struct Key {
+pub(super) struct VerificationKey {
     kid: Option<String>,
     /// The algorithm the key is for, when the JWKS says.
     alg: Option<Algorithm>,
     pub(super) decoding: DecodingKey,
 }
 
-impl Key {
+impl VerificationKey {
     /// Whether a token signed with `alg` may be checked against this key: the key's own
     /// algorithm if it names one, else any of its family's.
     pub(super) fn fits(&self, alg: Algorithm) -> bool {
@@ -34,7 +34,7 @@ impl Key {
 }
 
 struct KeySet {
-    keys: Vec<Arc<Key>>,
+    keys: Vec<Arc<VerificationKey>>,
     fetched: Instant,
     generation: u64,
 }
@@ -90,7 +90,7 @@ impl KeyCache {
     /// The keys a token with key id `kid` (if any) signed with `alg` may be checked against:
     /// the one with that id, or without an id every key that fits. Fetches the keys again
     /// when none is known, or when they are older than the maximum age.
-    pub(super) async fn candidates(&self, kid: Option<&str>, alg: Algorithm) -> Vec<Arc<Key>> {
+    pub(super) async fn candidates(&self, kid: Option<&str>, alg: Algorithm) -> Vec<Arc<VerificationKey>> {
         let set = self.current();
         let stale = set.fetched.elapsed() >= self.max_age;
         let found = matching(&set, kid, alg);
@@ -137,7 +137,7 @@ impl KeyCache {
     }
 }
 
-fn matching(set: &KeySet, kid: Option<&str>, alg: Algorithm) -> Vec<Arc<Key>> {
+fn matching(set: &KeySet, kid: Option<&str>, alg: Algorithm) -> Vec<Arc<VerificationKey>> {
     set.keys
         .iter()
         .filter(|key| match kid {
@@ -149,14 +149,14 @@ fn matching(set: &KeySet, kid: Option<&str>, alg: Algorithm) -> Vec<Arc<Key>> {
         .collect()
 }
 
-async fn fetch(fetcher: &Fetcher, url: &str) -> Result<Vec<Arc<Key>>, FetchError> {
+async fn fetch(fetcher: &Fetcher, url: &str) -> Result<Vec<Arc<VerificationKey>>, FetchError> {
     let set: JwkSet = fetcher.get_json(url).await?;
     Ok(set.keys.into_iter().filter_map(usable).map(Arc::new).collect())
 }
 
 /// A JWK as a verification key, unless it is not one: a symmetric key (never accepted from a
 /// key set: anyone can read it), a key for encryption, or one this server cannot use.
-fn usable(value: Value) -> Option<Key> {
+fn usable(value: Value) -> Option<VerificationKey> {
     let jwk: Jwk = serde_json::from_value(value).ok()?;
     if jwk.common.public_key_use.as_ref().is_some_and(|used| *used != PublicKeyUse::Signature) {
         return None;
@@ -175,7 +175,7 @@ fn usable(value: Value) -> Option<Key> {
     if alg.is_some_and(|alg| !decoding.family().algorithms().contains(&alg)) {
         return None;
     }
-    Some(Key { kid: jwk.common.key_id, alg, decoding })
+    Some(VerificationKey { kid: jwk.common.key_id, alg, decoding })
 }
 
 #[cfg(test)]

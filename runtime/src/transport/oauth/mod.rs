@@ -77,10 +77,10 @@ pub enum OAuthError {
 /// Accepts the access tokens of one authorization server. Build it with [`OAuth::builder`].
 #[derive(Clone)]
 pub struct OAuth {
-    inner: Arc<Inner>,
+    inner: Arc<Verifier>,
 }
 
-struct Inner {
+struct Verifier {
     issuer: String,
     audience: Option<String>,
     leeway: Duration,
@@ -288,7 +288,7 @@ impl OAuthBuilder {
             None => None,
         };
         Ok(OAuth {
-            inner: Arc::new(Inner {
+            inner: Arc::new(Verifier {
                 issuer: self.issuer,
                 audience: self.audience,
                 leeway: self.leeway,
