@@ -51,6 +51,7 @@
 //! | Agent Skills from a folder | `skills` (feature), [`ServerBuilder::skills_dir`](server::ServerBuilder) |
 //! | tests of your server | [`testing`] ([`testing::TestClient`]) |
 //! | the protocol's types, as the revision names them | [`model`], [`jsonrpc`], [`headers`] |
+//! | every method of both revisions: who sends it, its params and result types | [`method`] |
 //! | change notifications across instances | [`changes`] |
 //! | the request as the layers see it | [`dispatch`] |
 //!
@@ -77,8 +78,11 @@
 //! 2. the connection layer decides the message's era: a request carrying the 2026-07-28
 //!    `_meta` is stateless, an `initialize` without it opens a 2025-11-25 session (see
 //!    [`ServerBuilder::legacy_sessions`]); it keeps requests in flight by id for cancellation;
-//! 3. the request, decoded once into a [`dispatch::McpRequest`], passes the server's
-//!    [`tower`] layers ([`ServerBuilder::layer`], ready-made ones in [`middleware`]);
+//! 3. the request, decoded once into a [`dispatch::McpRequest`] (its method looked up in the
+//!    [`method`] table), enters the server through [`Server::call`], which observes it once
+//!    ([`telemetry`]), and passes the server's [`tower`] layers ([`ServerBuilder::layer`],
+//!    ready-made ones in [`middleware`]); a 2025-11-25 session answers its own methods and
+//!    plays a multi-round request out with its client, each round through the layers;
 //! 4. [`dispatch`] routes it by method to its handler, whose parameters are arguments or
 //!    extractors ([`FromRequest`], see [`extract`]), and answers a typed
 //!    [`Reply`](dispatch::Reply);

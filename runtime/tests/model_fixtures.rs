@@ -2,6 +2,7 @@
 //! the typed model, serialize it again, and compare as JSON values.
 
 use mcp_rounds::jsonrpc::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
+use mcp_rounds::method::{Typed, typed};
 use mcp_rounds::model::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -214,4 +215,65 @@ fn result_type_cannot_be_forged() {
     let serialized = serde_json::to_value(ListToolsResult::default()).unwrap();
     assert_eq!(serialized["resultType"], "complete");
     assert_eq!(serde_json::to_value(InputRequiredResult::default()).unwrap()["resultType"], "input_required");
+}
+
+/// A request fixture read and written through `M`'s entry of the method table, as a client
+/// builds it: the method is the entry's, the params its type.
+fn table_request<M: Typed>(name: &str) {
+    let request: JsonRpcRequest<RequestParams<M::Params>> = round_trip(name);
+    assert_eq!(request.method, M::METHOD.name(), "{name}");
+}
+
+/// A request a 2025-11-25 client sends, without the 2026-07-28 envelope.
+fn table_session_request<M: Typed>(name: &str) {
+    let request: JsonRpcRequest<M::Params> = round_trip(name);
+    assert_eq!(request.method, M::METHOD.name(), "{name}");
+}
+
+/// A result fixture read and written as `M`'s result, as a client decodes it.
+fn table_result<M: Typed>(name: &str) {
+    round_trip::<M::Result>(name);
+}
+
+fn table_notification<M: Typed>(name: &str) {
+    let notification: JsonRpcNotification<M::Params> = round_trip(name);
+    assert_eq!(notification.method, M::METHOD.name(), "{name}");
+}
+
+/// The method table's types are the model's: every fixture of a method reads and writes
+/// through its entry exactly, the results of both eras included.
+#[test]
+fn the_method_tables_entries_read_and_write_their_fixtures() {
+    table_request::<typed::ServerDiscover>("discover-request.json");
+    round_trip::<JsonRpcResponse<<typed::ServerDiscover as Typed>::Result>>("discover-result-response.json");
+    table_request::<typed::ToolsCall>("call-tool-request.json");
+    table_request::<typed::ToolsCall>("call-tool-retry-request.json");
+    for name in [
+        "call-tool-result-structured.json",
+        "call-tool-result-content-kinds.json",
+        "input-required-result.json",
+        "input-required-state-only.json",
+    ] {
+        table_result::<typed::ToolsCall>(name);
+    }
+    table_result::<typed::ToolsList>("list-tools-result.json");
+    table_result::<typed::ResourcesRead>("read-resource-result.json");
+    table_result::<typed::ResourcesList>("list-resources-result.json");
+    table_result::<typed::ResourcesTemplatesList>("list-resource-templates-result.json");
+    table_result::<typed::PromptsList>("list-prompts-result.json");
+    table_result::<typed::PromptsGet>("get-prompt-result.json");
+    table_result::<typed::ElicitationCreate>("elicit-result-accept.json");
+    table_result::<typed::ElicitationCreate>("elicit-result-decline.json");
+    table_result::<typed::SamplingCreateMessage>("create-message-result.json");
+    table_result::<typed::RootsList>("list-roots-result.json");
+    table_notification::<typed::NotificationsCancelled>("cancelled-notification.json");
+    table_notification::<typed::NotificationsProgress>("progress-notification.json");
+    // The handshake of a 2025-11-25 session.
+    table_session_request::<typed::Initialize>("initialize-request.json");
+    let response: JsonRpcResponse<<typed::Initialize as Typed>::Result> = round_trip("initialize-result-response.json");
+    let JsonRpcResponse::Result { result, .. } = response else { panic!("expected a result") };
+    assert_eq!((result.protocol_version.as_str(), result.server_info.name.as_str()), ("2025-11-25", "ExampleServer"));
+    // An embedded request names its method as the table does.
+    let embedded: InputRequest = round_trip("elicit-url-request.json");
+    assert_eq!(embedded.method(), <typed::ElicitationCreate as Typed>::METHOD);
 }

@@ -324,13 +324,30 @@ impl<S: Sessions> Connection<S> {
     }
 
     /// `request`'s answer from the server, encoded for a client of `era`.
-    fn answer(&self, request: McpRequest, era: Era) -> impl Future<Output = Encoded> + Send + 'static {
-        let answering = self.server.call(request);
-        let server = self.server.clone();
-        async move {
-            let response: McpResponse = answering.await;
-            server.encode(response, era)
-        }
+    fn answer(&self, request: McpRequest, era: Era) -> Encoding<impl Future<Output = McpResponse> + Send + 'static> {
+        Encoding { answering: self.server.call(request), server: Some(self.server.clone()), era }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's answer on its way, encoded for its era once it comes (a future of its own,
+    /// not an async block, which would hold what it awaits twice).
+    struct Encoding<F> {
+        #[pin]
+        answering: F,
+        server: Option<Server>,
+        era: Era,
+    }
+}
+
+impl<F: Future<Output = McpResponse>> Future for Encoding<F> {
+    type Output = Encoded;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Encoded> {
+        let this = self.project();
+        let response = std::task::ready!(this.answering.poll(cx));
+        let server = this.server.take().expect("an answer is encoded once");
+        Poll::Ready(server.encode(response, *this.era))
     }
 }
 

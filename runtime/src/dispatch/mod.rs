@@ -132,36 +132,62 @@ pub(crate) enum Layers {
 }
 
 impl Layers {
-    /// The answer to `request`, on its way through the layers. The request goes into a box at
-    /// once, so that the futures around it stay small; a panic anywhere on the way (a handler,
-    /// a layer) answers this request with -32603 and nothing else.
-    pub(crate) fn answer(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
-        let id = request.id.clone();
-        let answering = match self {
-            Layers::Bare(dispatch) => InLayers::Bare(CatchPanic(Box::pin(route::route(dispatch.clone(), request)))),
-            Layers::Layered(layered) => InLayers::Layered(CatchPanic(Box::pin(layered.clone().oneshot(request)))),
+    /// The answer to `request`, on its way: through its [`Front`] when it has one, else
+    /// through the layers. The request goes into a box at once, so that the futures around it
+    /// stay small; a panic anywhere on the way (a handler, a layer, a front) answers this
+    /// request with -32603 and nothing else.
+    pub(crate) fn answer(
+        &self,
+        mut request: McpRequest,
+    ) -> Answering<impl Future<Output = Result<Reply, Error>> + Send + 'static> {
+        let id = Some(request.id.clone());
+        let way = match (request.front.take(), self) {
+            (Some(front), _) => Way::Front(CatchPanic(front.answer(request, self.clone()))),
+            (None, Layers::Bare(dispatch)) => Way::Bare(CatchPanic(Box::pin(route::route(dispatch.clone(), request)))),
+            (None, Layers::Layered(layered)) => Way::Layered(CatchPanic(Box::pin(layered.clone().oneshot(request)))),
         };
-        async move {
-            match answering {
-                InLayers::Bare(routing) => match routing.await {
-                    Ok(Ok(reply)) => McpResponse::new(id, reply),
-                    Ok(Err(error)) => McpResponse::error(id, error),
-                    Err(()) => McpResponse::error(id, Error::internal()),
-                },
-                InLayers::Layered(layered) => match layered.await {
-                    Ok(Ok(response)) => response,
-                    Ok(Err(error)) => McpResponse::error(id, layer_error(error)),
-                    Err(()) => McpResponse::error(id, Error::internal()),
-                },
-            }
-        }
+        Answering { id, way }
     }
 }
 
-/// A request on its way, inside the user's layers or not.
-enum InLayers<B: ?Sized, L> {
+/// A request on its way to its answer (a future of its own, not an async block, which would
+/// hold what it awaits twice).
+pub(crate) struct Answering<B: ?Sized> {
+    id: Option<crate::RequestId>,
+    way: Way<B>,
+}
+
+enum Way<B: ?Sized> {
     Bare(CatchPanic<B>),
-    Layered(CatchPanic<L>),
+    Layered(CatchPanic<tower::util::Oneshot<BoxDispatch, McpRequest>>),
+    Front(CatchPanic<dyn Future<Output = McpResponse> + Send>),
+}
+
+impl<B: Future<Output = Result<Reply, Error>> + ?Sized> Future for Answering<B> {
+    type Output = McpResponse;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<McpResponse> {
+        // Every way holds its future in a box: nothing here is pinned in place.
+        let Answering { id, way } = self.get_mut();
+        let mut id = || id.take().expect("a request is answered once");
+        let response = match way {
+            Way::Bare(routing) => match std::task::ready!(std::pin::Pin::new(routing).poll(cx)) {
+                Ok(Ok(reply)) => McpResponse::new(id(), reply),
+                Ok(Err(error)) => McpResponse::error(id(), error),
+                Err(()) => McpResponse::error(id(), Error::internal()),
+            },
+            Way::Layered(layered) => match std::task::ready!(std::pin::Pin::new(layered).poll(cx)) {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => McpResponse::error(id(), layer_error(error)),
+                Err(()) => McpResponse::error(id(), Error::internal()),
+            },
+            Way::Front(front) => match std::task::ready!(std::pin::Pin::new(front).poll(cx)) {
+                Ok(response) => response,
+                Err(()) => McpResponse::error(id(), Error::internal()),
+            },
+        };
+        Poll::Ready(response)
+    }
 }
 
 /// What a layer's error answers: itself when it is the framework's [`Error`], -32603 otherwise

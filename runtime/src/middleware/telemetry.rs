@@ -103,22 +103,39 @@ pub(crate) fn observe(request: &mut McpRequest) -> Option<Observed> {
 
 /// `answering`, run inside the spans of the request `observed` observes (when it is observed),
 /// and how it ended recorded on them and in the metrics.
-pub(crate) fn within<F>(mut observed: Option<Observed>, answering: F) -> impl Future<Output = F::Output> + use<F>
+pub(crate) fn within<F>(mut observed: Option<Observed>, answering: F) -> Observing<impl Future<Output = F::Output>>
 where
     F: Future,
     F::Output: Ends,
 {
     let answering = Scope::of(observed.as_mut()).wrap(answering);
-    async move {
-        let answered = answering.await;
-        if let Some(observed) = &mut observed {
+    Observing { observed, answering }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's answer on its way, inside its spans (a future of its own, not an async
+    /// block, which would hold what it awaits twice).
+    pub(crate) struct Observing<F> {
+        observed: Option<Observed>,
+        #[pin]
+        answering: F,
+    }
+}
+
+impl<F: Future<Output: Ends>> Future for Observing<F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let answered = std::task::ready!(this.answering.poll(cx));
+        if let Some(observed) = this.observed {
             for _ in 0..answered.rounds_asked() {
                 observed.round_asked();
             }
             let (ending, named_exists) = answered.ending();
             observed.finish(ending, named_exists);
         }
-        answered
+        Poll::Ready(answered)
     }
 }
 

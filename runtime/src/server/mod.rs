@@ -12,11 +12,9 @@ use crate::changes::Changes;
 use crate::context::Principal;
 use crate::dispatch::encode::{Era, encode};
 use crate::dispatch::{Encoded, Layers, McpRequest, McpResponse};
-use crate::error::Error;
-use crate::future::CatchPanic;
 use crate::jsonrpc::Request;
 use crate::middleware::telemetry;
-use crate::model::{Implementation, RequestId, ServerCapabilities};
+use crate::model::{Implementation, ServerCapabilities};
 use crate::registry::Registry;
 
 pub(crate) struct Inner {
@@ -78,21 +76,7 @@ impl Server {
     /// nothing else.
     pub fn call(&self, mut request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
         let observed = if self.inner.telemetry { telemetry::observe(&mut request) } else { None };
-        let answering = match request.front.take() {
-            None => Answering::Layers(self.inner.layers.answer(request)),
-            Some(front) => {
-                let id = request.id.clone();
-                Answering::Front(id, CatchPanic(front.answer(request, self.inner.layers.clone())))
-            }
-        };
-        telemetry::within(observed, async move {
-            match answering {
-                Answering::Layers(answer) => answer.await,
-                Answering::Front(id, answer) => {
-                    answer.await.unwrap_or_else(|()| McpResponse::error(id, Error::internal()))
-                }
-            }
-        })
+        telemetry::within(observed, self.inner.layers.answer(request))
     }
 
     /// Answers one request of revision 2026-07-28 with no notification stream, encoded: for
@@ -115,12 +99,6 @@ impl Server {
     pub(crate) fn registry(&self) -> &Arc<Registry> {
         &self.inner.registry
     }
-}
-
-/// A request on its way: through the layers, or through its front.
-enum Answering<L> {
-    Layers(L),
-    Front(RequestId, CatchPanic<dyn Future<Output = McpResponse> + Send>),
 }
 
 #[cfg(test)]
