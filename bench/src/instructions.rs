@@ -20,6 +20,10 @@ use crate::Subject;
 const FIRST: u64 = 1_000;
 /// Calls counted.
 const MEASURED: u64 = 5_000;
+/// Two-round exchanges made before the ones counted, and the ones counted: each signs,
+/// verifies and claims a `requestState`, some forty times the work of an echo call.
+const FIRST_EXCHANGES: u64 = 200;
+const MEASURED_EXCHANGES: u64 = 1_000;
 /// Calls counted for a server that samples its traces at random. It keeps 1% of its requests,
 /// each ~35k instructions dearer; over 200000 calls how many it keeps (±45 of 2000) and how
 /// many batches go out within the count (~8, each an HTTP request of ~2.5M instructions) move
@@ -28,17 +32,29 @@ const MEASURED: u64 = 5_000;
 /// marker it did not need: over 25000 calls it read ~400 instructions low).
 const MEASURED_SAMPLED: u64 = 200_000;
 
-/// The calls counted of `subject`.
-fn measured(subject: &Subject) -> u64 {
-    let samples = subject.env.iter().any(|(name, _)| *name == "OTEL_TRACES_SAMPLER_ARG");
-    if samples { MEASURED_SAMPLED } else { MEASURED }
+/// Whether `subject` samples its traces at random.
+fn samples(subject: &Subject) -> bool {
+    subject.env.iter().any(|(name, _)| *name == "OTEL_TRACES_SAMPLER_ARG")
 }
 
-/// One server's instructions per echo call.
+/// The calls made before the ones counted, and the ones counted, of `subject` over `transport`.
+fn counts(subject: &Subject, transport: Transport) -> (u64, u64) {
+    match transport {
+        Transport::Rounds => (FIRST_EXCHANGES, MEASURED_EXCHANGES),
+        _ if samples(subject) => (FIRST, MEASURED_SAMPLED),
+        _ => (FIRST, MEASURED),
+    }
+}
+
+/// One server's instructions per echo call, and per two-round exchange.
 pub struct Counted {
     pub name: &'static str,
     pub stdio: Option<f64>,
     pub http: Option<f64>,
+    /// Per two-round exchange over stdio; for the servers that have the two-round tool and
+    /// do not sample at random (whose count over this few exchanges would move with how many
+    /// it keeps).
+    pub rounds: Option<f64>,
 }
 
 /// Whether callgrind is there to count with.
@@ -60,6 +76,8 @@ pub fn measure_all(subjects: &[Subject]) -> Vec<Counted> {
                 name: subject.name,
                 stdio: subject.stdio.then(|| per_call(&dir, subject, Transport::Stdio)),
                 http: Some(per_call(&dir, subject, Transport::Http)),
+                rounds: (subject.rounds && subject.stdio && !samples(subject))
+                    .then(|| per_call(&dir, subject, Transport::Rounds)),
             }
         })
         .collect();
@@ -71,6 +89,8 @@ pub fn measure_all(subjects: &[Subject]) -> Vec<Counted> {
 enum Transport {
     Stdio,
     Http,
+    /// Two-round exchanges over stdio.
+    Rounds,
 }
 
 impl Transport {
@@ -78,14 +98,15 @@ impl Transport {
         match self {
             Transport::Stdio => "stdio",
             Transport::Http => "HTTP",
+            Transport::Rounds => "stdio, two-round",
         }
     }
 }
 
 fn per_call(dir: &Path, subject: &Subject, transport: Transport) -> f64 {
-    let measured = measured(subject);
-    let fewer = total(dir, subject, transport, FIRST);
-    let more = total(dir, subject, transport, FIRST + measured);
+    let (first, measured) = counts(subject, transport);
+    let fewer = total(dir, subject, transport, first);
+    let more = total(dir, subject, transport, first + measured);
     let per_call = (more as f64 - fewer as f64) / measured as f64;
     eprintln!("instructions: {} over {}: {per_call:.0} per call", subject.name, transport.name());
     per_call
@@ -94,7 +115,8 @@ fn per_call(dir: &Path, subject: &Subject, transport: Transport) -> f64 {
 /// `subject` run under callgrind, answering `calls` echo calls over `transport`; the
 /// instructions all its threads executed.
 fn total(dir: &Path, subject: &Subject, transport: Transport, calls: u64) -> u64 {
-    let out = dir.join(format!("{}-{calls}", subject.name.replace([' ', '(', ')', '%', '+'], "_")));
+    let name = format!("{}-{}", subject.name, transport.name()).replace([' ', '(', ')', '%', '+', ','], "_");
+    let out = dir.join(format!("{name}-{calls}"));
     let mut counted = subject.clone();
     counted.command =
         ["valgrind".to_owned(), "--tool=callgrind".to_owned(), format!("--callgrind-out-file={}", out.display())]
@@ -115,6 +137,7 @@ fn total(dir: &Path, subject: &Subject, transport: Transport, calls: u64) -> u64
     match transport {
         Transport::Stdio => crate::stdio::calls_then_close(&counted, calls),
         Transport::Http => crate::http::calls_then_interrupt(&counted, calls),
+        Transport::Rounds => crate::stdio::exchanges_then_close(&counted, calls),
     }
     read_total(&out)
 }
@@ -143,29 +166,31 @@ pub fn render(out: &mut String, counted: &[Counted]) {
          run to run. The kernel's share (reads, writes, wake-ups) is not in it. A server exporting \
          telemetry sends its spans when a batch of 512 is full, as a busy server does, not on its export \
          timers, which under callgrind's slowdown would send a batch of a few spans every few thousand \
-         calls.\n"
+         calls. The last column is a whole two-round exchange of `confirm_echo` over stdio (its call, \
+         `input_required`, and the retry with the answer and the state echoed), counted over \
+         {MEASURED_EXCHANGES} exchanges after {FIRST_EXCHANGES}.\n"
     );
-    let _ = writeln!(out, "| server | stdio | HTTP |");
-    let _ = writeln!(out, "|---|---:|---:|");
+    let _ = writeln!(out, "| server | stdio | HTTP | stdio, two-round exchange |");
+    let _ = writeln!(out, "|---|---:|---:|---:|");
     let cell = |count: Option<f64>| count.map_or("–".into(), |count| format!("{:.1}k", count / 1e3));
     for c in counted {
-        let _ = writeln!(out, "| {} | {} | {} |", c.name, cell(c.stdio), cell(c.http));
+        let _ = writeln!(out, "| {} | {} | {} | {} |", c.name, cell(c.stdio), cell(c.http), cell(c.rounds));
     }
     let Some(ours) = counted.iter().find(|c| c.name == "mcp-rounds") else { return };
-    let _ = writeln!(out, "\n| compared | stdio | HTTP |");
-    let _ = writeln!(out, "|---|---:|---:|");
+    let _ = writeln!(out, "\n| compared | stdio | HTTP | stdio, two-round exchange |");
+    let _ = writeln!(out, "|---|---:|---:|---:|");
     let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
         _ => "–".into(),
     };
     for c in counted.iter().filter(|c| c.name != "mcp-rounds") {
         let (label, ours_first) = crate::against_ours(c.name);
-        let (stdio, http) = if ours_first {
-            (ratio(ours.stdio, c.stdio), ratio(ours.http, c.http))
+        let (stdio, http, rounds) = if ours_first {
+            (ratio(ours.stdio, c.stdio), ratio(ours.http, c.http), ratio(ours.rounds, c.rounds))
         } else {
-            (ratio(c.stdio, ours.stdio), ratio(c.http, ours.http))
+            (ratio(c.stdio, ours.stdio), ratio(c.http, ours.http), ratio(c.rounds, ours.rounds))
         };
-        let _ = writeln!(out, "| {label} | {stdio} | {http} |");
+        let _ = writeln!(out, "| {label} | {stdio} | {http} | {rounds} |");
     }
     let _ = writeln!(out);
 }

@@ -181,17 +181,36 @@ fn rounds(process: &mut Process, subject: &Subject, duration: Duration, next: &m
     let started = Instant::now();
     let mut exchanges = 0u64;
     while started.elapsed() < duration {
-        *next += 1;
-        process.send(&confirm_call(*next, None));
-        let asked = process.recv();
-        assert_eq!(asked["result"]["resultType"], "input_required", "{} answered {asked}", subject.name);
-        let state = asked["result"]["requestState"].as_str().expect("a requestState").to_owned();
-        *next += 1;
-        process.send(&confirm_call(*next, Some(&state)));
-        check_echo(&process.recv(), subject);
+        exchange(process, subject, next);
         exchanges += 1;
     }
     exchanges as f64 / started.elapsed().as_secs_f64()
+}
+
+/// One two-round exchange: the call, its `input_required`, and the retry with the answer and
+/// the state echoed.
+fn exchange(process: &mut Process, subject: &Subject, next: &mut u64) {
+    *next += 1;
+    process.send(&confirm_call(*next, None));
+    let asked = process.recv();
+    assert_eq!(asked["result"]["resultType"], "input_required", "{} answered {asked}", subject.name);
+    let state = asked["result"]["requestState"].as_str().expect("a requestState").to_owned();
+    *next += 1;
+    process.send(&confirm_call(*next, Some(&state)));
+    check_echo(&process.recv(), subject);
+}
+
+/// Starts `subject`, makes `exchanges` two-round exchanges one at a time, closes its input
+/// and waits for it to exit.
+pub fn exchanges_then_close(subject: &Subject, exchanges: u64) {
+    let mut process = Process::start(subject);
+    let mut next = 0;
+    for _ in 0..exchanges {
+        exchange(&mut process, subject, &mut next);
+    }
+    drop(process.stdin.take());
+    let status = process.child.wait().expect("the server exits");
+    assert!(status.success(), "{} ended with {status} at the end of its input", subject.name);
 }
 
 /// Starts `subject`, makes `calls` echo calls one at a time, closes its input and waits for

@@ -94,6 +94,18 @@ fn an_embedded_request_is_tagged_with_its_methods_name() {
     let with_meta = InputRequest::ListRoots { params: Some(ListRootsRequestParams::default()) };
     assert_eq!(serde_json::to_value(&with_meta).unwrap(), json!({"method": "roots/list", "params": {}}));
 
+    // Params before their method are read as well, from the text as from a value.
+    let params_first = r#"{"params": {"mode": "url", "message": "Sign in", "url": "https://example.com"}, "method": "elicitation/create"}"#;
+    assert_eq!(serde_json::from_str::<InputRequest>(params_first).unwrap(), elicit);
+    let value: serde_json::Value = serde_json::from_str(params_first).unwrap();
+    assert_eq!(serde_json::from_value::<InputRequest>(value).unwrap(), elicit);
+    let null_roots = r#"{"method": "roots/list", "params": null, "other": [1]}"#;
+    assert_eq!(serde_json::from_str::<InputRequest>(null_roots).unwrap(), roots);
+    let twice = r#"{"method": "roots/list", "method": "roots/list"}"#;
+    assert!(serde_json::from_str::<InputRequest>(twice).unwrap_err().to_string().contains("duplicate"));
+    let null_elicit = r#"{"method": "elicitation/create", "params": null}"#;
+    assert!(serde_json::from_str::<InputRequest>(null_elicit).is_err());
+
     let unknown = serde_json::from_value::<InputRequest>(json!({"method": "tools/call", "params": {}})).unwrap_err();
     assert!(unknown.to_string().contains("elicitation/create"), "{unknown}");
     let missing = serde_json::from_value::<InputRequest>(json!({"method": "elicitation/create"})).unwrap_err();
