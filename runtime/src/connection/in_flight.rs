@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::model::RequestId;
+use serde_json::value::RawValue;
+
+use crate::model::{CancelledNotificationParams, RequestId};
 
 /// The requests in flight of one scope (a stdio connection, a legacy HTTP session).
 #[derive(Clone, Debug, Default)]
@@ -69,6 +71,15 @@ impl InFlight {
     pub(crate) fn cancel(&self, id: &RequestId) {
         if let Some((_, token)) = self.requests.lock().expect("in-flight lock").by_id.remove(id) {
             token.cancel();
+        }
+    }
+
+    /// Cancels the request a `notifications/cancelled` with `params` names; params that do not
+    /// name one (strictly: an object with a `requestId`) cancel nothing.
+    pub(crate) fn cancel_notified(&self, params: Option<&RawValue>) {
+        match crate::strict::from_str::<CancelledNotificationParams>(params.map_or("null", RawValue::get)) {
+            Ok(p) => self.cancel(&p.request_id),
+            Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
         }
     }
 }

@@ -34,7 +34,7 @@ use crate::future::BoxFuture;
 use crate::headers::StandardHeaders;
 use crate::jsonrpc::{self, Incoming, Request, encode_error};
 use crate::method::Method;
-use crate::model::{CancelledNotificationParams, RequestId, TraceContext};
+use crate::model::{RequestId, TraceContext};
 use crate::server::Server;
 use crate::telemetry::Transport;
 use crate::version::LEGACY_PROTOCOL_VERSIONS;
@@ -177,10 +177,7 @@ impl<S: Sessions> Connection<S> {
                 let params = notification.params.as_deref();
                 let method = Method::from_name(&notification.method);
                 if method == Some(Method::NotificationsCancelled) && !S::NAMED {
-                    match crate::strict::from_str::<CancelledNotificationParams>(params.map_or("null", |p| p.get())) {
-                        Ok(p) => self.in_flight.cancel(&p.request_id),
-                        Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
-                    }
+                    self.in_flight.cancel_notified(params);
                 } else if let Some(session) = named.or_else(|| self.own_session(&arrival)) {
                     session.notification(&notification.method, params);
                 } else {

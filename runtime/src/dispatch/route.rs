@@ -12,7 +12,7 @@ use super::response::Reply;
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::future::BoxFuture;
-use crate::method::{Capability, Method};
+use crate::method::Method;
 use crate::model::{
     CompleteRequestParams, CompleteResult, PaginatedRequestParams, SubscriptionsListenRequestParams, TASKS_EXTENSION,
     TaskAck, TaskIdParams, UpdateTaskParams,
@@ -98,8 +98,11 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
     }
 
     let meta = meta?;
-    let Some(known) = known else { return Err(not_found(&method, None, &dispatch.registry)) };
     let registry = &dispatch.registry;
+    // A method the table does not have, or one of a capability this server does not offer.
+    let Some(known) = known.filter(|known| known.capability().is_none_or(|c| registry.offers(c))) else {
+        return Err(not_found(&method, known, registry));
+    };
     // The request's spans, for the handler's to nest in (the closure below takes them).
     let spans = trace.clone();
     let Stream { cancellation, notifier, shutdown } = stream;
@@ -111,14 +114,13 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             .with_extensions(extensions)
             .with_trace(trace)
     };
-    let capabilities = &registry.capabilities;
 
     match (known, params) {
         (Method::ServerDiscover, _) => done(Reply::rendered(registry.discover.clone())),
-        (Method::ToolsList, Params::Raw(raw)) if capabilities.tools.is_some() => {
+        (Method::ToolsList, Params::Raw(raw)) => {
             done(Reply::rendered(registry.tool_list.page(cursor(raw.as_deref())?.as_deref())?))
         }
-        (Method::ToolsCall, Params::Tool(p)) if capabilities.tools.is_some() => {
+        (Method::ToolsCall, Params::Tool(p)) => {
             let p = p?;
             let route = registry.tools.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("tool", &p.name))?;
             crate::headers::check_tool_params(headers.as_deref(), route.param_headers(), p.arguments.as_ref())?;
@@ -153,9 +155,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             let running = Nested::handler(&spans, "tool", &route.name);
             Ok(Routed::Tool { handler: route.handler.clone(), call, running })
         }
-        (method @ (Method::TasksGet | Method::TasksUpdate | Method::TasksCancel), Params::Raw(raw))
-            if registry.runs_tasks() =>
-        {
+        (method @ (Method::TasksGet | Method::TasksUpdate | Method::TasksCancel), Params::Raw(raw)) => {
             let context = context();
             // The capability is checked before the task is looked up.
             if !context.client_capabilities().supports_extension(TASKS_EXTENSION) {
@@ -186,10 +186,10 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
                 }
             }
         }
-        (Method::PromptsList, Params::Raw(raw)) if capabilities.prompts.is_some() => {
+        (Method::PromptsList, Params::Raw(raw)) => {
             done(Reply::rendered(registry.prompt_list.page(cursor(raw.as_deref())?.as_deref())?))
         }
-        (Method::PromptsGet, Params::Prompt(p)) if capabilities.prompts.is_some() => {
+        (Method::PromptsGet, Params::Prompt(p)) => {
             let p = p?;
             let route = registry.prompts.get(p.name.as_str()).ok_or_else(|| Error::unknown_name("prompt", &p.name))?;
             let context = context();
@@ -205,7 +205,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             let running = Nested::handler(&spans, "prompt", &route.name);
             Ok(Routed::Prompt { handler: route.handler.clone(), get, running })
         }
-        (Method::ResourcesList, Params::Raw(raw)) if capabilities.resources.is_some() => {
+        (Method::ResourcesList, Params::Raw(raw)) => {
             let cursor = cursor(raw.as_deref())?;
             let (dispatch, context) = (dispatch.clone(), context());
             boxed(async move {
@@ -215,10 +215,10 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
                 })
             })
         }
-        (Method::ResourcesTemplatesList, Params::Raw(raw)) if capabilities.resources.is_some() => {
+        (Method::ResourcesTemplatesList, Params::Raw(raw)) => {
             done(Reply::rendered(registry.resources.template_page(cursor(raw.as_deref())?.as_deref())?))
         }
-        (Method::ResourcesRead, Params::Resource(p)) if capabilities.resources.is_some() => {
+        (Method::ResourcesRead, Params::Resource(p)) => {
             let p = p?;
             #[cfg(feature = "skills")]
             if let Some(read) =
@@ -240,7 +240,7 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             let running = Nested::handler(&spans, "resource", found.route.descriptor.template.as_str());
             Ok(Routed::Resource { handler: found.route.handler.clone(), read, running })
         }
-        (Method::CompletionComplete, Params::Raw(raw)) if capabilities.completions.is_some() => {
+        (Method::CompletionComplete, Params::Raw(raw)) => {
             let p: CompleteRequestParams = parse_params(raw.as_deref())?;
             let (dispatch, context) = (dispatch.clone(), context());
             boxed(async move {
@@ -249,10 +249,8 @@ fn plan(dispatch: &Dispatch, request: McpRequest) -> Result<Routed, Error> {
             })
         }
         #[cfg(feature = "skills")]
-        (method @ (Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead), Params::Raw(raw))
-            if registry.skills.is_some() =>
-        {
-            let skills = registry.skills.as_deref().expect("just checked");
+        (method @ (Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead), Params::Raw(raw)) => {
+            let skills = registry.skills.as_deref().expect("a server that offers skills serves a directory");
             done(super::skills::answer(registry, skills, method, raw.as_deref())?)
         }
         (Method::SubscriptionsListen, Params::Raw(raw)) => {
@@ -271,16 +269,8 @@ fn not_found(method: &str, known: Option<Method>, registry: &Registry) -> Error 
         if known.removed() {
             return Some("removed in protocol 2026-07-28".to_owned());
         }
-        let capability = known.capability().filter(|_| known.is_client_request())?;
-        let offered = match capability {
-            Capability::Tools => registry.capabilities.tools.is_some(),
-            Capability::Resources => registry.capabilities.resources.is_some(),
-            Capability::Prompts => registry.capabilities.prompts.is_some(),
-            Capability::Completions => registry.capabilities.completions.is_some(),
-            Capability::Tasks => registry.runs_tasks(),
-            Capability::Skills => registry.serves_skills(),
-        };
-        (!offered).then(|| format!("this server does not offer {}", capability.described()))
+        let capability = known.capability().filter(|c| known.is_client_request() && !registry.offers(*c))?;
+        Some(format!("this server does not offer {}", capability.described()))
     });
     let err = Error::method_not_found(method);
     match reason {

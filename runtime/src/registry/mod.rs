@@ -14,6 +14,7 @@ pub(crate) use catalog::Listing;
 pub(crate) use rendered::Rendered;
 
 use crate::context::{RequestContext, Shared};
+use crate::method::Capability;
 use crate::model::{Implementation, ServerCapabilities, TASKS_EXTENSION};
 use crate::prompt::PromptRoute;
 use crate::tool::ToolRoute;
@@ -51,12 +52,20 @@ impl Registry {
         self.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
     }
 
-    /// Whether the server serves a skills directory (and so the skills extension's methods).
-    pub(crate) fn serves_skills(&self) -> bool {
-        #[cfg(feature = "skills")]
-        return self.skills.is_some();
-        #[cfg(not(feature = "skills"))]
-        false
+    /// Whether the server offers `capability`, and so the methods the method table says
+    /// belong to it.
+    pub(crate) fn offers(&self, capability: Capability) -> bool {
+        match capability {
+            Capability::Tools => self.capabilities.tools.is_some(),
+            Capability::Resources => self.capabilities.resources.is_some(),
+            Capability::Prompts => self.capabilities.prompts.is_some(),
+            Capability::Completions => self.capabilities.completions.is_some(),
+            Capability::Tasks => self.runs_tasks(),
+            #[cfg(feature = "skills")]
+            Capability::Skills => self.skills.is_some(),
+            #[cfg(not(feature = "skills"))]
+            Capability::Skills => false,
+        }
     }
 }
 

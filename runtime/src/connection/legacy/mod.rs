@@ -33,10 +33,10 @@ use crate::envelope::read_session_meta;
 use crate::error::{Error, ErrorCode, serde_message};
 use crate::future::BoxFuture;
 use crate::jsonrpc::Request;
-use crate::method::Method;
+use crate::method::{Capability, Method};
 use crate::model::{
-    CancelledNotificationParams, ClientCapabilities, EmptyResult, Implementation, InitializeResult, InputRequest,
-    JsonObject, LoggingLevel, RequestId, RequestMeta, SetLevelRequestParams, SubscribeRequestParams,
+    ClientCapabilities, EmptyResult, Implementation, InitializeResult, InputRequest, JsonObject, LoggingLevel,
+    RequestId, RequestMeta, SetLevelRequestParams, SubscribeRequestParams,
 };
 use crate::server::Server;
 use crate::version::{LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS};
@@ -150,12 +150,7 @@ impl Session {
     /// A notification from the client.
     pub(crate) fn notification(&self, method: &str, params: Option<&RawValue>) {
         match Method::from_name(method) {
-            Some(Method::NotificationsCancelled) => {
-                match crate::strict::from_str::<CancelledNotificationParams>(params.map_or("null", RawValue::get)) {
-                    Ok(p) => self.in_flight.cancel(&p.request_id),
-                    Err(_) => tracing::debug!("notifications/cancelled without a usable requestId ignored"),
-                }
-            }
+            Some(Method::NotificationsCancelled) => self.in_flight.cancel_notified(params),
             Some(Method::NotificationsInitialized | Method::NotificationsRootsListChanged) => {}
             _ => tracing::debug!(method, "notification ignored"),
         }
@@ -200,7 +195,7 @@ impl Session {
         params: Option<&RawValue>,
         negotiated: &Negotiated,
     ) -> Option<Result<Reply, Error>> {
-        let capabilities = &self.server.registry().capabilities;
+        let resources = self.server.registry().offers(Capability::Resources);
         let answer = match request.known? {
             Method::Ping => Ok(EmptyResult::default().into()),
             Method::LoggingSetLevel => parse::<SetLevelRequestParams>(params)
@@ -214,9 +209,7 @@ impl Session {
                     *self.log_level.lock().expect("log level lock") = Some(p.level);
                     EmptyResult::default().into()
                 }),
-            method @ (Method::ResourcesSubscribe | Method::ResourcesUnsubscribe)
-                if capabilities.resources.is_some() =>
-            {
+            method @ (Method::ResourcesSubscribe | Method::ResourcesUnsubscribe) if resources => {
                 self.subscription(method, request, params, negotiated).map(|()| EmptyResult::default().into())
             }
             // The methods of the stateless revision alone have no place in a session.
