@@ -95,6 +95,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod changes;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 mod connection;
 pub mod context;

@@ -38,13 +38,22 @@ impl ConformanceSuite {
 
     /// The server scenarios a protocol revision requires, from the suite's own frozen list.
     pub fn required_server_scenarios(&self, revision: &str) -> Vec<String> {
+        self.required_scenarios(revision, "server")
+    }
+
+    /// The client scenarios a protocol revision requires, from the suite's own frozen list.
+    pub fn required_client_scenarios(&self, revision: &str) -> Vec<String> {
+        self.required_scenarios(revision, "client")
+    }
+
+    fn required_scenarios(&self, revision: &str, leg: &str) -> Vec<String> {
         let file = self
             .tools
             .dir()
             .join(format!("node_modules/@modelcontextprotocol/conformance/requirements/{revision}.yaml"));
         let text = fs::read_to_string(&file).unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
         text.lines()
-            .skip_while(|line| line.trim_end() != "server:")
+            .skip_while(|line| line.trim_end() != format!("{leg}:"))
             .skip(1)
             .take_while(|line| line.starts_with("  - "))
             .map(|line| line.trim_start_matches("  - ").trim().to_owned())
@@ -65,13 +74,22 @@ pub struct Check {
     pub message: String,
 }
 
-/// The checks the suite saved under `output_dir` for `scenario` (a directory
+/// The checks the suite saved under `output_dir` for server scenario `scenario` (a directory
 /// `server-<scenario>-<timestamp>` holding `checks.json`); `None` when it did not run.
 pub fn checks_of(output_dir: &Path, scenario: &str) -> Option<Vec<Check>> {
-    let prefix = format!("server-{scenario}-");
+    checks_under(output_dir, &format!("server-{scenario}-"), scenario)
+}
+
+/// The checks the suite saved under `output_dir` for client scenario `scenario` (a directory
+/// `<scenario>-<timestamp>`); `None` when it did not run.
+pub fn client_checks_of(output_dir: &Path, scenario: &str) -> Option<Vec<Check>> {
+    checks_under(output_dir, &format!("{scenario}-"), scenario)
+}
+
+fn checks_under(output_dir: &Path, prefix: &str, scenario: &str) -> Option<Vec<Check>> {
     let entry = fs::read_dir(output_dir).ok()?.map_while(Result::ok).find(|entry| {
         let name = entry.file_name().to_string_lossy().into_owned();
-        name.strip_prefix(&prefix).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        name.strip_prefix(prefix).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
     })?;
     let text = fs::read_to_string(entry.path().join("checks.json")).ok()?;
     let checks: Vec<Value> = serde_json::from_str(&text).ok()?;

@@ -36,6 +36,20 @@ pub fn validate(content: &JsonObject, schema: &RequestedSchema) -> Result<(), Fo
     Ok(())
 }
 
+/// Fills in, from `schema`, the default of every field `content` leaves out (absent or null):
+/// what a form shows prefilled is what an accepted form carries.
+pub fn fill_defaults(content: &mut JsonObject, schema: &RequestedSchema) {
+    for (name, field) in &schema.properties {
+        if content.get(name).is_some_and(|value| !value.is_null()) {
+            continue;
+        }
+        let default = serde_json::to_value(field).ok().and_then(|mut field| field.get_mut("default").map(Value::take));
+        if let Some(default) = default.filter(|d| !d.is_null()) {
+            content.insert(name.clone(), default);
+        }
+    }
+}
+
 fn chars_between(field: &str, text: &str, min: Option<u64>, max: Option<u64>) -> Result<(), FormViolation> {
     let count = text.chars().count() as u64;
     if let Some(min) = min.filter(|min| count < *min) {

@@ -15,7 +15,7 @@ use crate::method::{Method, Subject};
 
 mod params;
 
-pub use params::{HeaderParam, ParamHeader, check_tool_params, is_header_token, param_headers};
+pub use params::{HeaderParam, ParamHeader, check_tool_params, is_header_token, param_header_values, param_headers};
 
 /// The header values of one HTTP request, as received (`None` when absent).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,6 +38,28 @@ pub struct StandardHeaders {
 /// sentinel is literal.
 pub fn decode_value(value: &str) -> Option<String> {
     decoded(value).map(Cow::into_owned)
+}
+
+/// A value as a header carries it: as is when it is plain header text (visible ASCII and inner
+/// spaces), else, and also when it looks like the sentinel itself, in the `=?base64?...?=`
+/// form [`decode_value`] reads (non-ASCII text, control characters and tabs, leading or
+/// trailing spaces).
+///
+/// ```
+/// use mcp_rounds::headers::{decode_value, encode_value};
+///
+/// assert_eq!(encode_value("us-west1"), "us-west1");
+/// assert_eq!(encode_value("Zürich"), "=?base64?WsO8cmljaA==?=");
+/// assert_eq!(decode_value(&encode_value(" padded ")).as_deref(), Some(" padded "));
+/// ```
+pub fn encode_value(value: &str) -> Cow<'_, str> {
+    let plain = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    if plain && !padded && base64_payload(value).is_none() {
+        Cow::Borrowed(value)
+    } else {
+        Cow::Owned(format!("=?base64?{}?=", STANDARD.encode(value)))
+    }
 }
 
 /// [`decode_value`], a plain value borrowed rather than copied.

@@ -222,6 +222,26 @@ fn check_param(sent: &[(String, String)], declared: &ParamHeader, arguments: Opt
     if matches { Ok(()) } else { Err(mismatch(&header, &decoded, &body_text(body))) }
 }
 
+/// The `Mcp-Param-{Name}` headers a client sends with a `tools/call`: one per declaration
+/// whose argument is present and not null, the value written as the server reads it (a string
+/// as is, an integer in decimal, a boolean as `true`/`false`) and then encoded for a header
+/// (see [`encode_value`](super::encode_value)). An argument that has no header form (an
+/// object, an array) is left out.
+pub fn param_header_values(declared: &[ParamHeader], arguments: Option<&JsonObject>) -> Vec<(String, String)> {
+    declared
+        .iter()
+        .filter_map(|declaration| {
+            let text = match argument_at(arguments, &declaration.path)? {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => return None,
+            };
+            Some((format!("Mcp-Param-{}", declaration.name), super::encode_value(&text).into_owned()))
+        })
+        .collect()
+}
+
 /// The value at `path` in the arguments; `None` when absent or `null` (the same to SEP-2243).
 fn argument_at<'a>(arguments: Option<&'a JsonObject>, path: &[String]) -> Option<&'a Value> {
     let (first, rest) = path.split_first()?;

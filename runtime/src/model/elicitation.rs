@@ -418,3 +418,20 @@ pub struct ElicitResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<JsonObject>,
 }
+
+impl ElicitResult {
+    /// The user submitted the form with `content` (or agreed to open the URL: `None`).
+    pub fn accept(content: Option<JsonObject>) -> Self {
+        ElicitResult { action: ElicitAction::Accept, content }
+    }
+
+    /// The user said no.
+    pub fn decline() -> Self {
+        ElicitResult { action: ElicitAction::Decline, content: None }
+    }
+
+    /// The user dismissed the request without choosing.
+    pub fn cancel() -> Self {
+        ElicitResult { action: ElicitAction::Cancel, content: None }
+    }
+}

@@ -123,8 +123,10 @@ pub struct ListResourcesResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// Milliseconds the result stays fresh.
+    #[serde(default)]
     pub ttl_ms: u64,
     /// Who may reuse the result.
+    #[serde(default)]
     pub cache_scope: CacheScope,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "ResultMeta::is_empty")]
@@ -145,8 +147,10 @@ pub struct ListResourceTemplatesResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// Milliseconds the result stays fresh.
+    #[serde(default)]
     pub ttl_ms: u64,
     /// Who may reuse the result.
+    #[serde(default)]
     pub cache_scope: CacheScope,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "ResultMeta::is_empty")]
@@ -179,8 +183,10 @@ pub struct ReadResourceResult {
     /// The contents (never empty: a missing resource is an error).
     pub contents: Vec<ResourceContents>,
     /// Milliseconds the result stays fresh.
+    #[serde(default)]
     pub ttl_ms: u64,
     /// Who may reuse the result.
+    #[serde(default)]
     pub cache_scope: CacheScope,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "ResultMeta::is_empty")]

@@ -34,6 +34,13 @@ impl Root {
     }
 }
 
+impl ListRootsResult {
+    /// The answer listing `roots`.
+    pub fn new(roots: impl IntoIterator<Item = Root>) -> Self {
+        ListRootsResult { roots: roots.into_iter().collect(), meta: None }
+    }
+}
+
 /// The client's answer to `roots/list`, sent in `inputResponses`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -216,6 +216,17 @@ pub struct CreateMessageResult {
 }
 
 impl CreateMessageResult {
+    /// The assistant's reply `text`, from `model`, stopped at the end of its turn.
+    pub fn text_reply(model: impl Into<String>, text: impl Into<String>) -> Self {
+        CreateMessageResult {
+            role: Role::Assistant,
+            content: OneOrMany::One(SamplingContent::Text(super::TextContent::new(text))),
+            model: model.into(),
+            stop_reason: Some("endTurn".to_owned()),
+            meta: None,
+        }
+    }
+
     /// The generated text: every text block, concatenated.
     pub fn text(&self) -> String {
         self.content

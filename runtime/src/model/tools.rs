@@ -115,8 +115,10 @@ pub struct ListToolsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// Milliseconds the result stays fresh.
+    #[serde(default)]
     pub ttl_ms: u64,
     /// Who may reuse the result.
+    #[serde(default)]
     pub cache_scope: CacheScope,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "ResultMeta::is_empty")]

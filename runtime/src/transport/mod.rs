@@ -5,6 +5,8 @@
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "client")]
+pub mod in_process;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 pub mod stdio;

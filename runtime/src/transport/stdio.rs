@@ -22,7 +22,7 @@ use crate::server::Server;
 use crate::telemetry::Transport;
 
 /// Responses waiting for stdout; senders wait when the client stops reading.
-const OUTBOX_CAPACITY: usize = 256;
+pub(super) const OUTBOX_CAPACITY: usize = 256;
 
 /// At most this many bytes of answers are held back to go out together.
 const MAX_BURST: usize = 64 * 1024;
@@ -148,9 +148,7 @@ impl Stdio {
                 Err(err) => break Err(err),
             }
         };
-        lines.shutdown.cancel();
-        lines.tasks.close();
-        lines.tasks.wait().await;
+        lines.finish().await;
         drop(lines);
         let written = writer.await.map_err(io::Error::other)?;
         read_result.and(written)
@@ -158,8 +156,8 @@ impl Stdio {
 }
 
 /// Turns frames into answers and running requests: the part of the transport that does not
-/// care how bytes are read and written.
-struct Lines {
+/// care how bytes are read and written (the in-process transport is this without the bytes).
+pub(super) struct Lines {
     connection: StreamConnection,
     principal: Principal,
     max_message_bytes: usize,
@@ -170,7 +168,7 @@ struct Lines {
 }
 
 impl Lines {
-    fn new(stdio: &Stdio, server: &Server, outbox: mpsc::Sender<Vec<u8>>) -> Self {
+    pub(super) fn new(stdio: &Stdio, server: &Server, outbox: mpsc::Sender<Vec<u8>>) -> Self {
         let shutdown = CancellationToken::new();
         let sink = Notifier::new(outbox.clone());
         Lines {
@@ -215,7 +213,7 @@ impl Lines {
         });
     }
 
-    async fn frame(&self, frame: Frame) {
+    pub(super) async fn frame(&self, frame: Frame) {
         match self.receive(frame) {
             Received::Refused(refused) => send(&self.outbox, refused.bytes).await,
             Received::Run(running) => self.spawn(running.answer),
@@ -247,6 +245,15 @@ impl Lines {
             }
             Received::Accepted => {}
         }
+    }
+}
+
+impl Lines {
+    /// Ends what runs: listen streams end, requests in flight finish.
+    pub(super) async fn finish(&self) {
+        self.shutdown.cancel();
+        self.tasks.close();
+        self.tasks.wait().await;
     }
 }
 

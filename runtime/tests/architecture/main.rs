@@ -119,6 +119,32 @@ fn every_module_is_in_a_layer_and_imports_only_from_below() {
 }
 
 #[test]
+fn the_two_sides_never_import_each_other() {
+    let doc = document();
+    let layers = layers();
+    let graph = module_graph(&sources());
+    let of = |cell: &str| -> BTreeSet<String> {
+        let named: BTreeSet<&str> = cell.split(',').map(str::trim).collect();
+        layers.iter().filter(|(_, (_, name))| named.contains(name.as_str())).map(|(m, _)| m.clone()).collect()
+    };
+    let mut rules = 0;
+    let mut problems = Vec::new();
+    for cells in rows(&doc) {
+        let [from, "never imports", to] = cells[..] else { continue };
+        let (from, to) = (of(from), of(to));
+        assert!(!from.is_empty() && !to.is_empty(), "a rule names no layer of the table: {cells:?}");
+        rules += 1;
+        for module in &from {
+            for target in graph.get(module).into_iter().flatten().filter(|t| to.contains(*t)) {
+                problems.push(format!("`{module}` imports `{target}`"));
+            }
+        }
+    }
+    assert!(rules >= 2, "ARCHITECTURE.md says nothing of the two sides");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
 fn no_modules_import_each_other_in_a_cycle() {
     if let Some(cycle) = cycle(&module_graph(&sources())) {
         panic!("modules import each other: {}", cycle.join(" -> "));

@@ -1,0 +1,324 @@
+//! What a client user calls: lists (a page, or every page), tools, prompts and resources with
+//! their rounds answered, completions, and a call driven round by round by hand.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::error::ClientError;
+use super::rounds::{Resumable, answer_round};
+use super::{Client, read};
+use crate::headers::{param_header_values, param_headers};
+use crate::method::Method;
+use crate::model::{
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, DiscoverResult, EmptyParams,
+    GetPromptRequestParams, GetPromptResult, InputRequiredResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedRequestParams, Prompt,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+
+/// Pages a `list_all_*` follows at most: a server whose cursors never end fails the call
+/// rather than hanging it.
+const MAX_PAGES: usize = 10_000;
+
+#[derive(Deserialize)]
+struct Kind<'a> {
+    #[serde(rename = "resultType", borrow, default)]
+    result_type: Option<Cow<'a, str>>,
+}
+
+/// A result that may ask for input, read as its `resultType` says: absent or `complete` is
+/// the result, `input_required` a round, anything else an error.
+fn outcome<T: DeserializeOwned + crate::model::MayRequireInput>(
+    method: &'static str,
+    raw: &RawValue,
+) -> Result<Outcome<T>, ClientError> {
+    let kind: Kind<'_> = serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))?;
+    match kind.result_type.as_deref() {
+        None | Some("complete") => read(method, raw).map(Outcome::Complete),
+        Some("input_required") => read::<InputRequiredResult>(method, raw).map(Outcome::InputRequired),
+        Some(other) => Err(ClientError::unexpected(method, format!("unknown resultType {other:?}"))),
+    }
+}
+
+impl Client {
+    /// `server/discover`, asked again (the answer when the client connected is
+    /// [`Client::hello`]).
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        let raw = self.send(Method::ServerDiscover, &EmptyParams::default(), None, Vec::new(), None).await?;
+        read(Method::ServerDiscover.name(), &raw)
+    }
+
+    async fn page<R: DeserializeOwned>(&self, method: Method, cursor: Option<String>) -> Result<R, ClientError> {
+        let params = PaginatedRequestParams { cursor, ..Default::default() };
+        let raw = self.send(method, &params, None, Vec::new(), None).await?;
+        read(method.name(), &raw)
+    }
+
+    async fn every_page<R: DeserializeOwned, T>(
+        &self,
+        method: Method,
+        split: fn(R) -> (Vec<T>, Option<String>),
+    ) -> Result<Vec<T>, ClientError> {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let (items, next) = split(self.page(method, cursor).await?);
+            all.extend(items);
+            match next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(ClientError::unexpected(method.name(), format!("the cursors did not end after {MAX_PAGES} pages")))
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        self.page(Method::ToolsList, cursor).await
+    }
+
+    /// Every tool, following cursors. The client also keeps what each tool's schema says its
+    /// calls send as `Mcp-Param-*` headers.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let tools = self.every_page(Method::ToolsList, |page: ListToolsResult| (page.tools, page.next_cursor)).await?;
+        let headers: HashMap<_, _> =
+            tools.iter().map(|tool| (tool.name.clone(), param_headers(&tool.input_schema))).collect();
+        *self.tool_headers() = Some(headers);
+        Ok(tools)
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, ClientError> {
+        self.page(Method::PromptsList, cursor).await
+    }
+
+    /// Every prompt, following cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.every_page(Method::PromptsList, |page: ListPromptsResult| (page.prompts, page.next_cursor)).await
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, ClientError> {
+        self.page(Method::ResourcesList, cursor).await
+    }
+
+    /// Every resource, following cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.every_page(Method::ResourcesList, |page: ListResourcesResult| (page.resources, page.next_cursor)).await
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        self.page(Method::ResourcesTemplatesList, cursor).await
+    }
+
+    /// Every resource template, following cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.every_page(Method::ResourcesTemplatesList, |page: ListResourceTemplatesResult| {
+            (page.resource_templates, page.next_cursor)
+        })
+        .await
+    }
+
+    /// Calls tool `name` with `arguments` (anything that serializes to a JSON object, or
+    /// `null` for none), answering every round it asks with the client's handler until it
+    /// completes. A tool that reports its own failure is [`ClientError::Tool`].
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(Value::Object(arguments)) => Some(arguments),
+            Ok(Value::Null) => None,
+            Ok(other) => return Err(arguments_error(name, &format!("a JSON object, not {other}"))),
+            Err(e) => return Err(arguments_error(name, &e.to_string())),
+        };
+        let params = CallToolRequestParams { name: name.to_owned(), arguments, ..Default::default() };
+        let result = self.call_tool_with(params).await?;
+        if result.is_error == Some(true) {
+            return Err(ClientError::Tool { name: name.to_owned(), result: Box::new(result) });
+        }
+        Ok(result)
+    }
+
+    /// `tools/call` with params as given (a tool's failure is a result here, not an error),
+    /// answering every round.
+    pub async fn call_tool_with(&self, params: CallToolRequestParams) -> Result<CallToolResult, ClientError> {
+        let headers = self.param_headers(&params.name, params.arguments.as_ref()).await?;
+        let subject = params.name.clone();
+        self.play(Method::ToolsCall, params, &subject, headers).await
+    }
+
+    /// `prompts/get`, answering every round.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let params = GetPromptRequestParams { name: name.to_owned(), arguments: Some(arguments), ..Default::default() };
+        self.play(Method::PromptsGet, params, name, Vec::new()).await
+    }
+
+    /// `resources/read`, answering every round.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        let params = ReadResourceRequestParams { uri: uri.to_owned(), ..Default::default() };
+        self.play(Method::ResourcesRead, params, uri, Vec::new()).await
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult, ClientError> {
+        let raw = self.send(Method::CompletionComplete, &params, None, Vec::new(), None).await?;
+        read(Method::CompletionComplete.name(), &raw)
+    }
+
+    /// A call driven round by round by hand: [`RoundByRound::send`] sends the current round
+    /// and returns what the server answered; [`RoundByRound::answer`] sets the next round's
+    /// answers, the server's state echoed.
+    ///
+    /// ```no_run
+    /// use mcp_rounds::client::Client;
+    /// use mcp_rounds::model::{CallToolRequestParams, ElicitResult, InputResponse, Outcome};
+    ///
+    /// # async fn run(client: Client) -> Result<(), mcp_rounds::client::ClientError> {
+    /// let mut call = client.round_by_round(CallToolRequestParams::new("greet", Default::default()));
+    /// let result = loop {
+    ///     match call.send().await? {
+    ///         Outcome::Complete(result) => break result,
+    ///         Outcome::InputRequired(asked) => {
+    ///             let answers = asked.input_requests.iter().flatten().map(|(key, _)| {
+    ///                 (key.clone(), InputResponse::Elicit(ElicitResult::decline()))
+    ///             });
+    ///             call.answer(&asked, answers.collect());
+    ///         }
+    ///     }
+    /// };
+    /// # Ok(()) }
+    /// ```
+    pub fn round_by_round<P: ByHand>(&self, params: P) -> RoundByRound<P> {
+        RoundByRound { client: self.clone(), params }
+    }
+
+    /// Plays a call's rounds out: sends it, answers what it asks, sends it again with the
+    /// answers and the state, until it completes or the round limit is reached.
+    async fn play<P, T>(
+        &self,
+        method: Method,
+        mut params: P,
+        subject: &str,
+        headers: Vec<(String, String)>,
+    ) -> Result<T, ClientError>
+    where
+        P: Resumable + Serialize,
+        T: DeserializeOwned + crate::model::MayRequireInput,
+    {
+        let limit = self.inner.max_rounds;
+        for _ in 0..=limit {
+            let raw = self.send(method, &params, Some(subject), headers.clone(), None).await?;
+            match outcome::<T>(method.name(), &raw)? {
+                Outcome::Complete(result) => return Ok(result),
+                Outcome::InputRequired(asked) => {
+                    let responses = match asked.input_requests {
+                        Some(requests) => Some(answer_round(&*self.inner.handler, requests).await?),
+                        None => None,
+                    };
+                    params.resume(responses, asked.request_state);
+                }
+            }
+        }
+        Err(ClientError::TooManyRounds { method: method.name(), limit })
+    }
+
+    /// The `Mcp-Param-*` headers of a call of tool `name` over HTTP, from its listed schema
+    /// (listing the tools first if the client has not yet); a tool whose annotations are
+    /// invalid is refused.
+    async fn param_headers(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Result<Vec<(String, String)>, ClientError> {
+        if !self.inner.headers || self.protocol().is_legacy() {
+            return Ok(Vec::new());
+        }
+        if self.tool_headers().is_none() {
+            self.list_all_tools().await?;
+        }
+        let headers = self.tool_headers();
+        match headers.as_ref().and_then(|tools| tools.get(name)) {
+            Some(Ok(declared)) => Ok(param_header_values(declared, arguments)),
+            Some(Err(reason)) => Err(ClientError::InvalidTool { name: name.to_owned(), reason: reason.clone() }),
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+fn arguments_error(name: &str, reason: &str) -> ClientError {
+    ClientError::InvalidTool { name: name.to_owned(), reason: format!("the arguments must be {reason}") }
+}
+
+/// The params of a call a [`RoundByRound`] can drive: `tools/call`, `prompts/get`,
+/// `resources/read`.
+pub trait ByHand: Resumable + Serialize + Send + Sync {
+    /// The method.
+    const METHOD: Method;
+    /// Its complete result.
+    type Result: DeserializeOwned + crate::model::MayRequireInput;
+    /// What it names (`Mcp-Name`).
+    fn subject(&self) -> &str;
+}
+
+impl ByHand for CallToolRequestParams {
+    const METHOD: Method = Method::ToolsCall;
+    type Result = CallToolResult;
+    fn subject(&self) -> &str {
+        &self.name
+    }
+}
+
+impl ByHand for GetPromptRequestParams {
+    const METHOD: Method = Method::PromptsGet;
+    type Result = GetPromptResult;
+    fn subject(&self) -> &str {
+        &self.name
+    }
+}
+
+impl ByHand for ReadResourceRequestParams {
+    const METHOD: Method = Method::ResourcesRead;
+    type Result = ReadResourceResult;
+    fn subject(&self) -> &str {
+        &self.uri
+    }
+}
+
+/// A call driven round by round: see [`Client::round_by_round`].
+#[derive(Debug)]
+pub struct RoundByRound<P> {
+    client: Client,
+    params: P,
+}
+
+impl<P: ByHand> RoundByRound<P> {
+    /// Sends the current round (each with a new id) and returns the server's answer as is.
+    pub async fn send(&mut self) -> Result<Outcome<P::Result>, ClientError> {
+        let method = P::METHOD;
+        let raw = self.client.send(method, &self.params, Some(self.params.subject()), Vec::new(), None).await?;
+        outcome(method.name(), &raw)
+    }
+
+    /// Sets the next round: `answers` to what `asked` asked (replacing the last round's) and
+    /// its `requestState` echoed byte for byte (none when it sent none).
+    pub fn answer(&mut self, asked: &InputRequiredResult, answers: crate::model::InputResponses) {
+        let answers = (!answers.is_empty() || asked.input_requests.is_some()).then_some(answers);
+        self.params.resume(answers, asked.request_state.clone());
+    }
+
+    /// The params the next round sends.
+    pub fn params(&self) -> &P {
+        &self.params
+    }
+}
