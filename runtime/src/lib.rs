@@ -131,6 +131,7 @@ pub mod skills;
 mod strict;
 pub mod tasks;
 pub mod telemetry;
+#[cfg(feature = "client")]
 pub mod testing;
 pub mod tool;
 pub mod transport;

@@ -230,7 +230,7 @@ impl Client {
                 }
             }
         }
-        Err(ClientError::TooManyRounds { method: method.name(), limit })
+        Err(ClientError::TooManyRounds { method: method.name().into(), limit })
     }
 
     /// The `Mcp-Param-*` headers of a call of tool `name` over HTTP, from its listed schema

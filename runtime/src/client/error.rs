@@ -1,5 +1,6 @@
 //! Every way a client call can fail, each a variant that says what happened.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::transport::TransportError;
@@ -29,9 +30,9 @@ pub enum ClientError {
     #[error("{method}: the server answered error {}: {}", .error.code, .error.message)]
     Protocol {
         /// The method called.
-        method: &'static str,
+        method: Cow<'static, str>,
         /// The error as the server sent it.
-        error: ErrorObject,
+        error: Box<ErrorObject>,
     },
     /// The tool ran and reported its own failure (`isError: true`); the result is what the
     /// model would read.
@@ -46,7 +47,7 @@ pub enum ClientError {
     #[error("{method}: {source}")]
     Transport {
         /// The method called (or `connect`).
-        method: &'static str,
+        method: Cow<'static, str>,
         /// What the transport says.
         #[source]
         source: TransportError,
@@ -55,7 +56,7 @@ pub enum ClientError {
     #[error("{method}: no answer within {after:?}")]
     Timeout {
         /// The method called.
-        method: &'static str,
+        method: Cow<'static, str>,
         /// How long the client waited.
         after: Duration,
     },
@@ -63,7 +64,7 @@ pub enum ClientError {
     #[error("{method}: still asking for input after {limit} rounds")]
     TooManyRounds {
         /// The method called.
-        method: &'static str,
+        method: Cow<'static, str>,
         /// The limit.
         limit: usize,
     },
@@ -74,7 +75,7 @@ pub enum ClientError {
         /// The server's key for it (or the id of a 2025-11-25 server's request).
         key: String,
         /// Its method.
-        method: &'static str,
+        method: Cow<'static, str>,
         /// Why.
         reason: String,
     },
@@ -90,7 +91,7 @@ pub enum ClientError {
     #[error("{method}: unexpected result: {reason}")]
     UnexpectedResult {
         /// The method called.
-        method: &'static str,
+        method: Cow<'static, str>,
         /// What is wrong with it.
         reason: String,
     },
@@ -110,7 +111,7 @@ pub enum ClientError {
     #[error("{method} is not part of protocol version {version}")]
     NotInVersion {
         /// The method.
-        method: &'static str,
+        method: Cow<'static, str>,
         /// The version negotiated.
         version: String,
     },
@@ -160,11 +161,11 @@ impl ClientError {
         matches!(self, ClientError::Tool { .. })
     }
 
-    pub(crate) fn transport(method: &'static str, source: TransportError) -> Self {
-        ClientError::Transport { method, source }
+    pub(crate) fn transport(method: impl Into<Cow<'static, str>>, source: TransportError) -> Self {
+        ClientError::Transport { method: method.into(), source }
     }
 
-    pub(crate) fn unexpected(method: &'static str, reason: impl Into<String>) -> Self {
-        ClientError::UnexpectedResult { method, reason: reason.into() }
+    pub(crate) fn unexpected(method: impl Into<Cow<'static, str>>, reason: impl Into<String>) -> Self {
+        ClientError::UnexpectedResult { method: method.into(), reason: reason.into() }
     }
 }

@@ -37,6 +37,10 @@ pub enum Lifecycle {
     Discover,
     /// 2025-11-25 only: the `initialize` handshake and its session.
     Legacy,
+    /// 2026-07-28 without `server/discover`: the first request goes out straight away (a
+    /// -32022 is answered by one retry, as for any request). One round trip fewer, and
+    /// nothing known of the server until it answers.
+    Direct,
 }
 
 /// What the server said when the client connected.
@@ -47,6 +51,8 @@ pub enum ServerHello {
     Discovered(DiscoverResult),
     /// A 2025-11-25 server's `initialize` result.
     Initialized(InitializeResult),
+    /// Nothing: the client did not ask ([`Lifecycle::Direct`]).
+    Unasked,
 }
 
 /// What the builder says about the conversation.
@@ -104,8 +110,14 @@ impl Opening {
         }
         let first = match &self.version {
             Some(v) if SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()) => v.clone(),
+            // Sent as given: a client may mean to see what a server says to another version.
+            Some(v) if self.lifecycle == Lifecycle::Direct => v.clone(),
             _ => LATEST_PROTOCOL_VERSION.to_owned(),
         };
+        if self.lifecycle == Lifecycle::Direct {
+            let stamp = self.stamp(Protocol::Modern(first));
+            return Ok(Settled { stamp, hello: ServerHello::Unasked, events });
+        }
         let probe_timeout = match self.lifecycle {
             Lifecycle::Auto => Some(self.probe_timeout),
             _ => self.request_timeout,
@@ -199,7 +211,7 @@ impl Opening {
             kind: OutboundKind::Request(id.clone()),
             headers: stamp.headers(method, None, Vec::new()),
         };
-        link.request(id, Sending { method, outbound, timeout, always_notify: false }).await
+        link.request(id, Sending { method: method.into(), outbound, timeout, always_notify: false }).await
     }
 
     /// `initialize` offering `version`, then `notifications/initialized`.
@@ -219,7 +231,7 @@ impl Opening {
             kind: OutboundKind::Request(id.clone()),
             headers: stamp.headers(method, None, Vec::new()),
         };
-        let sending = Sending { method, outbound, timeout: self.request_timeout, always_notify: true };
+        let sending = Sending { method: method.into(), outbound, timeout: self.request_timeout, always_notify: true };
         let raw = link.request(id, sending).await?;
         let result: InitializeResult =
             serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))?;

@@ -1,6 +1,7 @@
 //! The client's connection: ids, sending through the transport, waiting for the answer by id,
 //! and cancelling a request whose caller stopped waiting.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -25,7 +26,7 @@ pub(crate) struct Link {
 /// A request on its way: what [`Link::request`] sends.
 pub(crate) struct Sending {
     /// The method, for errors.
-    pub(crate) method: &'static str,
+    pub(crate) method: Cow<'static, str>,
     /// The message, built for the id [`Link::next_id`] gave.
     pub(crate) outbound: Outbound,
     /// How long to wait for the answer.
@@ -82,8 +83,8 @@ impl Link {
         waiting.done = true;
         match answer {
             Ok(Ok(Ok(result))) => Ok(result),
-            Ok(Ok(Err(error))) => Err(ClientError::Protocol { method, error }),
-            Ok(Err(TransportError::Rejected { error, .. })) => Err(ClientError::Protocol { method, error: *error }),
+            Ok(Ok(Err(error))) => Err(ClientError::Protocol { method, error: Box::new(error) }),
+            Ok(Err(TransportError::Rejected { error, .. })) => Err(ClientError::Protocol { method, error }),
             Ok(Err(error)) => Err(ClientError::transport(method, error)),
             Err(_) => Err(ClientError::transport(method, TransportError::Closed("the client was closed".into()))),
         }

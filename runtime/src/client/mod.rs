@@ -41,6 +41,7 @@
 //! # Ok(()) }
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -135,11 +136,12 @@ impl Client {
         &self.inner.hello
     }
 
-    /// What the server offers.
-    pub fn server_capabilities(&self) -> &ServerCapabilities {
+    /// What the server offers, if the client asked.
+    pub fn server_capabilities(&self) -> Option<&ServerCapabilities> {
         match &self.inner.hello {
-            ServerHello::Discovered(d) => &d.capabilities,
-            ServerHello::Initialized(i) => &i.capabilities,
+            ServerHello::Discovered(d) => Some(&d.capabilities),
+            ServerHello::Initialized(i) => Some(&i.capabilities),
+            ServerHello::Unasked => None,
         }
     }
 
@@ -148,6 +150,7 @@ impl Client {
         match &self.inner.hello {
             ServerHello::Discovered(d) => d.meta.server_info.as_deref(),
             ServerHello::Initialized(i) => Some(&i.server_info),
+            ServerHello::Unasked => None,
         }
     }
 
@@ -156,6 +159,7 @@ impl Client {
         match &self.inner.hello {
             ServerHello::Discovered(d) => d.instructions.as_deref(),
             ServerHello::Initialized(i) => i.instructions.as_deref(),
+            ServerHello::Unasked => None,
         }
     }
 
@@ -194,27 +198,66 @@ impl Client {
         extra_headers: Vec<(String, String)>,
         progress: Option<&ProgressToken>,
     ) -> Result<Box<RawValue>, ClientError> {
-        let inner = &*self.inner;
-        let protocol = &inner.stamp.protocol;
+        let protocol = &self.inner.stamp.protocol;
         let revisions = method.revisions();
         if (protocol.is_legacy() && !revisions.legacy()) || (!protocol.is_legacy() && !revisions.current()) {
-            return Err(ClientError::NotInVersion { method: method.name(), version: protocol.version().to_owned() });
+            return Err(ClientError::NotInVersion {
+                method: method.name().into(),
+                version: protocol.version().to_owned(),
+            });
         }
+        self.send_named(Cow::Borrowed(method.name()), params, subject, extra_headers, progress).await
+    }
+
+    /// Sends any method, named as given, enveloped as every request is, and returns its raw
+    /// result: a method this crate's table does not have (an extension's, a vendor's), or
+    /// params built by hand. `params` must be a JSON object without `_meta`.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_rounds::client::Client) -> Result<(), mcp_rounds::client::ClientError> {
+    /// let result = client.request_raw("acme/status", serde_json::json!({"verbose": true})).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn request_raw(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, ClientError> {
+        let method: Cow<'static, str> = match Method::from_name(method) {
+            Some(known) => Cow::Borrowed(known.name()),
+            None => Cow::Owned(method.to_owned()),
+        };
+        if !params.is_object() {
+            return Err(ClientError::unexpected(method, "the params must be a JSON object"));
+        }
+        if params.get("_meta").is_some() {
+            return Err(ClientError::unexpected(method, "the client writes the params' `_meta` itself"));
+        }
+        let subject = Method::from_name(&method)
+            .and_then(Method::subject)
+            .and_then(|subject| params.get(subject.param()).and_then(|v| v.as_str()).map(str::to_owned));
+        let raw = self.send_named(method.clone(), &params, subject.as_deref(), Vec::new(), None).await?;
+        read(method, &raw)
+    }
+
+    async fn send_named<P: Serialize>(
+        &self,
+        method: Cow<'static, str>,
+        params: &P,
+        subject: Option<&str>,
+        extra_headers: Vec<(String, String)>,
+        progress: Option<&ProgressToken>,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let inner = &*self.inner;
+        let protocol = &inner.stamp.protocol;
         let mut retried = false;
         loop {
             let id = inner.link.next_id();
             let body = inner
                 .stamp
-                .request(&id, method.name(), params, progress)
-                .map_err(|e| ClientError::unexpected(method.name(), format!("the params do not serialize: {e}")))?;
-            let headers = if inner.headers {
-                inner.stamp.headers(method.name(), subject, extra_headers.clone())
-            } else {
-                Vec::new()
-            };
+                .request(&id, &method, params, progress)
+                .map_err(|e| ClientError::unexpected(method.clone(), format!("the params do not serialize: {e}")))?;
+            let headers =
+                if inner.headers { inner.stamp.headers(&method, subject, extra_headers.clone()) } else { Vec::new() };
             let outbound = Outbound { body, kind: Kind::Request(id.clone()), headers };
             let sending = Sending {
-                method: method.name(),
+                method: method.clone(),
                 outbound,
                 timeout: inner.request_timeout,
                 always_notify: protocol.is_legacy(),
@@ -250,6 +293,6 @@ fn speaks(error: &ClientError, protocol: &Protocol) -> bool {
 }
 
 /// Reads a result as `T`.
-fn read<T: DeserializeOwned>(method: &'static str, raw: &RawValue) -> Result<T, ClientError> {
+fn read<T: DeserializeOwned>(method: impl Into<Cow<'static, str>>, raw: &RawValue) -> Result<T, ClientError> {
     serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))
 }

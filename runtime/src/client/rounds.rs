@@ -62,7 +62,7 @@ pub(crate) async fn answer(
     let method = request.method().name();
     respond(handler, request).await.map_err(|refusal| match refusal {
         Unanswerable::Handler(error) => {
-            ClientError::Unanswered { key: key.to_owned(), method, reason: error.message().to_owned() }
+            ClientError::Unanswered { key: key.to_owned(), method: method.into(), reason: error.message().to_owned() }
         }
         Unanswerable::Invalid(violation) => ClientError::InvalidAnswer { key: key.to_owned(), violation },
     })

@@ -1,8 +1,9 @@
 //! An in-process client for testing a server without sockets or subprocesses.
 //!
-//! Every call is encoded as JSON, goes through [`Server::handle`] with a real `_meta`
-//! envelope (the same checks as stdio and HTTP), and is decoded from the JSON the server
-//! wrote, so a test sees exactly what a client on the wire would.
+//! A thin layer over the [`Client`] and its in-process transport: every call is enveloped and
+//! encoded by the client, goes through the server's connection layer as a line of stdio
+//! would (the same checks as stdio and HTTP), and is decoded from the JSON the server wrote,
+//! so a test sees exactly what a client on the wire would.
 //!
 //! ```
 //! use mcp_rounds::testing::TestClient;
@@ -74,20 +75,21 @@
 //! # }
 //! ```
 
-use std::sync::atomic::{AtomicI64, Ordering};
-
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use tokio::sync::OnceCell;
 
+use crate::client::{Client, Lifecycle};
 use crate::context::Principal;
-use crate::jsonrpc::{ErrorObject, Incoming, JsonRpcResponse, decode};
+use crate::jsonrpc::ErrorObject;
 use crate::method::Method;
 use crate::model::{
-    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation, InputRequest,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, Prompt,
-    ReadResourceResult, RequestMeta, Resource, ResourceTemplate, Tool,
+    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, InputRequest, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
 };
 use crate::server::Server;
+use crate::transport::in_process::InProcess;
 use crate::version::LATEST_PROTOCOL_VERSION;
 
 mod rounds;
@@ -103,7 +105,8 @@ pub struct TestClient {
     capabilities: Option<ClientCapabilities>,
     answers: rounds::Answers,
     protocol_version: String,
-    next_id: AtomicI64,
+    /// Connected on first use, once the builder methods have said everything.
+    client: OnceCell<Client>,
 }
 
 /// Pages followed at most by the `list_*` helpers, so a server whose cursors never end fails
@@ -119,7 +122,7 @@ impl TestClient {
             capabilities: None,
             answers: rounds::Answers::default(),
             protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
-            next_id: AtomicI64::new(1),
+            client: OnceCell::new(),
         }
     }
 
@@ -143,36 +146,42 @@ impl TestClient {
         self
     }
 
-    fn meta(&self) -> Value {
-        let meta = RequestMeta {
-            client_info: Some(Implementation::new("mcp-rounds-test-client", env!("CARGO_PKG_VERSION"))),
-            ..RequestMeta::new(self.protocol_version.clone(), self.declared_capabilities())
-        };
-        serde_json::to_value(meta).expect("meta serializes")
+    async fn client(&self) -> &Client {
+        self.client
+            .get_or_init(|| async {
+                let transport = InProcess::new(&self.server).principal(self.principal.clone());
+                Client::builder()
+                    .name("mcp-rounds-test-client", env!("CARGO_PKG_VERSION"))
+                    .capabilities(self.declared_capabilities())
+                    .lifecycle(Lifecycle::Direct)
+                    .protocol_version(self.protocol_version.clone())
+                    .connect(transport)
+                    .await
+                    .expect("an in-process connection opens")
+            })
+            .await
     }
 
     /// Sends `method` with `params` (an object; `_meta` is added) and returns the raw
-    /// response object.
-    pub async fn request_raw(&self, method: &str, mut params: Value) -> Value {
-        if let Value::Object(map) = &mut params {
-            map.insert("_meta".into(), self.meta());
+    /// response object: its `result`, or its `error`.
+    pub async fn request_raw(&self, method: &str, params: Value) -> Value {
+        match self.client().await.request_raw(method, params).await {
+            Ok(result) => json!({"jsonrpc": "2.0", "result": result}),
+            Err(error) => match error.error_object() {
+                Some(object) => json!({"jsonrpc": "2.0", "error": object}),
+                None => panic!("{method}: {error}"),
+            },
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let bytes = serde_json::to_vec(&message).expect("request serializes");
-        let response = match decode(&bytes) {
-            Incoming::Request(request) => self.server.handle(request, self.principal.clone()).await.bytes,
-            other => panic!("the test client built an invalid request: {other:?}"),
-        };
-        serde_json::from_slice(&response).expect("the server wrote JSON")
     }
 
     /// Sends `method` and decodes the result as `R`, or returns the JSON-RPC error.
     pub async fn request<R: DeserializeOwned>(&self, method: &str, params: Value) -> Result<R, ErrorObject> {
         let response = self.request_raw(method, params).await;
-        match serde_json::from_value::<JsonRpcResponse<R>>(response.clone()) {
-            Ok(JsonRpcResponse::Result { result, .. }) => Ok(result),
-            Ok(JsonRpcResponse::Error { error, .. }) => Err(error),
+        if let Some(error) = response.get("error") {
+            return Err(serde_json::from_value(error.clone()).expect("an error object decodes"));
+        }
+        match serde_json::from_value::<R>(response["result"].clone()) {
+            Ok(result) => Ok(result),
             Err(e) => panic!("the response does not decode as expected ({e}): {response}"),
         }
     }

@@ -13,6 +13,7 @@ use crate::client::{ClientTransport, Inbox, Outbound, TransportError};
 use crate::context::Principal;
 use crate::future::BoxFuture;
 use crate::server::Server;
+use crate::telemetry::Transport;
 
 /// The client transport that calls a [`Server`] in the same process.
 ///
@@ -57,7 +58,7 @@ impl ClientTransport for InProcess {
     fn open(&self, inbox: Inbox) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
             let (outbox, mut outgoing) = mpsc::channel::<Vec<u8>>(OUTBOX_CAPACITY);
-            let lines = Arc::new(Lines::new(&self.stdio, &self.server, outbox));
+            let lines = Arc::new(Lines::carried_by(&self.stdio, &self.server, outbox, Transport::InProcess));
             if let Some(old) = self.lines.lock().await.replace(lines) {
                 old.finish().await;
             }

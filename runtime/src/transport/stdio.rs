@@ -165,10 +165,21 @@ pub(super) struct Lines {
     tasks: TaskTracker,
     // Ends listen streams (with a result) at end of input, so that shutdown can finish.
     shutdown: CancellationToken,
+    /// What telemetry says carried the requests.
+    transport: Transport,
 }
 
 impl Lines {
     pub(super) fn new(stdio: &Stdio, server: &Server, outbox: mpsc::Sender<Vec<u8>>) -> Self {
+        Self::carried_by(stdio, server, outbox, Transport::Pipe)
+    }
+
+    pub(super) fn carried_by(
+        stdio: &Stdio,
+        server: &Server,
+        outbox: mpsc::Sender<Vec<u8>>,
+        transport: Transport,
+    ) -> Self {
         let shutdown = CancellationToken::new();
         let sink = Notifier::new(outbox.clone());
         Lines {
@@ -178,6 +189,7 @@ impl Lines {
             outbox,
             tasks: TaskTracker::new(),
             shutdown,
+            transport,
         }
     }
 
@@ -197,7 +209,7 @@ impl Lines {
         let arrival = Arrival {
             principal: self.principal.clone(),
             notifier: Some(Notifier::new(self.outbox.clone())),
-            transport: Transport::Pipe,
+            transport: self.transport,
             ..Arrival::default()
         };
         self.connection.receive(&bytes, arrival)
