@@ -2,14 +2,16 @@
 //! the conversation; then a transport.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::cache::Cache;
 use super::error::ClientError;
-use super::events::Events;
+use super::events::{Events, ProgressRoutes};
 use super::handler::{ClientHandler, DynHandler};
 use super::lifecycle::{Lifecycle, Opening};
 use super::link::Link;
+use super::listen::Listeners;
 use super::transport::ClientTransport;
 use super::{Client, Connected};
 use crate::model::{ClientCapabilities, Implementation};
@@ -43,6 +45,7 @@ pub struct ClientBuilder {
     opening: Opening,
     handler: Arc<dyn DynHandler>,
     max_rounds: usize,
+    caching: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -74,6 +77,7 @@ impl ClientBuilder {
             },
             handler: Arc::new(()),
             max_rounds: DEFAULT_MAX_ROUNDS,
+            caching: true,
         }
     }
 
@@ -135,6 +139,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether results are kept as their cache hints allow (`ttlMs`, `cacheScope`; default
+    /// on). Off, every call asks the server.
+    pub fn cache(mut self, on: bool) -> Self {
+        self.caching = on;
+        self
+    }
+
     /// Connects over `transport` and settles the protocol with the server.
     pub async fn connect(self, transport: impl ClientTransport) -> Result<Client, ClientError> {
         let transport: Arc<dyn ClientTransport> = Arc::new(transport);
@@ -149,12 +160,17 @@ impl ClientBuilder {
         };
         link.transport.settled(&settled.stamp.protocol).await;
         let tool_headers = Arc::new(Mutex::new(None::<HashMap<_, _>>));
-        let forget = tool_headers.clone();
+        let cache = Arc::new(Cache::default());
+        let listeners = Arc::new(Listeners::default());
+        let progress = Arc::new(ProgressRoutes::default());
         let events = Events {
             transport: link.transport.clone(),
             handler: self.handler.clone(),
             stamp: settled.stamp.clone(),
-            tools_changed: Box::new(move || *forget.lock().unwrap_or_else(PoisonError::into_inner) = None),
+            cache: cache.clone(),
+            listeners: listeners.clone(),
+            progress: progress.clone(),
+            tool_headers: tool_headers.clone(),
         }
         .spawn(settled.events);
         let inner = Connected {
@@ -166,6 +182,10 @@ impl ClientBuilder {
             request_timeout: self.opening.request_timeout,
             headers,
             tool_headers,
+            cache,
+            caching: self.caching,
+            listeners,
+            progress,
             events,
         };
         Ok(Client { inner: Arc::new(inner) })

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, PoisonError};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -11,14 +12,15 @@ use serde_json::value::RawValue;
 
 use super::error::ClientError;
 use super::rounds::{Resumable, answer_round};
-use super::{Client, read};
+use super::{Client, Extras, read};
 use crate::headers::{param_header_values, param_headers};
 use crate::method::Method;
 use crate::model::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, DiscoverResult, EmptyParams,
     GetPromptRequestParams, GetPromptResult, InputRequiredResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedRequestParams, Prompt,
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedRequestParams,
+    ProgressNotificationParams, ProgressToken, Prompt, ReadResourceRequestParams, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
 };
 
 /// Pages a `list_all_*` follows at most: a server whose cursors never end fails the call
@@ -31,14 +33,18 @@ struct Kind<'a> {
     result_type: Option<Cow<'a, str>>,
 }
 
+fn result_type(method: &'static str, raw: &RawValue) -> Result<Option<String>, ClientError> {
+    let kind: Kind<'_> = serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))?;
+    Ok(kind.result_type.map(|t| t.into_owned()))
+}
+
 /// A result that may ask for input, read as its `resultType` says: absent or `complete` is
 /// the result, `input_required` a round, anything else an error.
 fn outcome<T: DeserializeOwned + crate::model::MayRequireInput>(
     method: &'static str,
     raw: &RawValue,
 ) -> Result<Outcome<T>, ClientError> {
-    let kind: Kind<'_> = serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))?;
-    match kind.result_type.as_deref() {
+    match result_type(method, raw)?.as_deref() {
         None | Some("complete") => read(method, raw).map(Outcome::Complete),
         Some("input_required") => read::<InputRequiredResult>(method, raw).map(Outcome::InputRequired),
         Some(other) => Err(ClientError::unexpected(method, format!("unknown resultType {other:?}"))),
@@ -47,16 +53,32 @@ fn outcome<T: DeserializeOwned + crate::model::MayRequireInput>(
 
 impl Client {
     /// `server/discover`, asked again (the answer when the client connected is
-    /// [`Client::hello`]).
+    /// [`Client::hello`]); cached as its hints say.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
-        let raw = self.send(Method::ServerDiscover, &EmptyParams::default(), None, Vec::new(), None).await?;
+        let raw = self.cached(Method::ServerDiscover, &EmptyParams::default()).await?;
         read(Method::ServerDiscover.name(), &raw)
     }
 
     async fn page<R: DeserializeOwned>(&self, method: Method, cursor: Option<String>) -> Result<R, ClientError> {
         let params = PaginatedRequestParams { cursor, ..Default::default() };
-        let raw = self.send(method, &params, None, Vec::new(), None).await?;
+        let raw = self.cached(method, &params).await?;
         read(method.name(), &raw)
+    }
+
+    /// A result from the cache while it is fresh, else from the server (and then kept as its
+    /// hints say).
+    async fn cached<P: Serialize>(&self, method: Method, params: &P) -> Result<Box<RawValue>, ClientError> {
+        if !self.inner.caching {
+            return self.send(method, params, Extras::default()).await;
+        }
+        let key = serde_json::to_string(params).unwrap_or_default();
+        let credential = self.inner.link.transport.credential();
+        if let Some(kept) = self.inner.cache.get(method, &key, credential) {
+            return Ok((*kept).to_owned());
+        }
+        let raw = self.send(method, params, Extras::default()).await?;
+        self.inner.cache.put(method, key, credential, &raw);
+        Ok(raw)
     }
 
     async fn every_page<R: DeserializeOwned, T>(
@@ -151,7 +173,24 @@ impl Client {
     pub async fn call_tool_with(&self, params: CallToolRequestParams) -> Result<CallToolResult, ClientError> {
         let headers = self.param_headers(&params.name, params.arguments.as_ref()).await?;
         let subject = params.name.clone();
-        self.play(Method::ToolsCall, params, &subject, headers).await
+        self.play(Method::ToolsCall, params, &subject, headers, None).await
+    }
+
+    /// [`Client::call_tool_with`], asking the server for progress: each notification goes to
+    /// `on_progress` (rather than to the handler) while the call runs.
+    pub async fn call_tool_with_progress(
+        &self,
+        params: CallToolRequestParams,
+        on_progress: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    ) -> Result<CallToolResult, ClientError> {
+        let token = ProgressToken::from(format!("progress-{}", self.inner.link.next_id()));
+        let routes = self.inner.progress.clone();
+        routes.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), Arc::new(on_progress));
+        // Unrouted when the call ends, however it ends (its future dropped included).
+        let _unroute = Unroute { routes, token: token.clone() };
+        let headers = self.param_headers(&params.name, params.arguments.as_ref()).await?;
+        let subject = params.name.clone();
+        self.play(Method::ToolsCall, params, &subject, headers, Some(&token)).await
     }
 
     /// `prompts/get`, answering every round.
@@ -161,18 +200,26 @@ impl Client {
         arguments: BTreeMap<String, String>,
     ) -> Result<GetPromptResult, ClientError> {
         let params = GetPromptRequestParams { name: name.to_owned(), arguments: Some(arguments), ..Default::default() };
-        self.play(Method::PromptsGet, params, name, Vec::new()).await
+        self.play(Method::PromptsGet, params, name, Vec::new(), None).await
     }
 
-    /// `resources/read`, answering every round.
+    /// `resources/read`, answering every round. A read that completes at once is cached as
+    /// its hints say (one that asked for input, never).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
         let params = ReadResourceRequestParams { uri: uri.to_owned(), ..Default::default() };
-        self.play(Method::ResourcesRead, params, uri, Vec::new()).await
+        let key = serde_json::to_string(&params).unwrap_or_default();
+        let credential = self.inner.link.transport.credential();
+        if self.inner.caching
+            && let Some(kept) = self.inner.cache.get(Method::ResourcesRead, &key, credential)
+        {
+            return read(Method::ResourcesRead.name(), &kept);
+        }
+        self.play(Method::ResourcesRead, params, uri, Vec::new(), None).await
     }
 
     /// `completion/complete`.
     pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult, ClientError> {
-        let raw = self.send(Method::CompletionComplete, &params, None, Vec::new(), None).await?;
+        let raw = self.send(Method::CompletionComplete, &params, Extras::default()).await?;
         read(Method::CompletionComplete.name(), &raw)
     }
 
@@ -211,14 +258,23 @@ impl Client {
         mut params: P,
         subject: &str,
         headers: Vec<(String, String)>,
+        progress: Option<&ProgressToken>,
     ) -> Result<T, ClientError>
     where
         P: Resumable + Serialize,
         T: DeserializeOwned + crate::model::MayRequireInput,
     {
         let limit = self.inner.max_rounds;
-        for _ in 0..=limit {
-            let raw = self.send(method, &params, Some(subject), headers.clone(), None).await?;
+        for round in 0..=limit {
+            let extras = Extras { subject: Some(subject), headers: headers.clone(), progress, ..Extras::default() };
+            let mut raw = self.send(method, &params, extras).await?;
+            if method == Method::ToolsCall && result_type(method.name(), &raw)?.as_deref() == Some("task") {
+                raw = self.follow_task(&raw).await?;
+            }
+            if round == 0 && self.inner.caching && method == Method::ResourcesRead {
+                let key = serde_json::to_string(&params).unwrap_or_default();
+                self.inner.cache.put(method, key, self.inner.link.transport.credential(), &raw);
+            }
             match outcome::<T>(method.name(), &raw)? {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => {
@@ -253,6 +309,17 @@ impl Client {
             Some(Err(reason)) => Err(ClientError::InvalidTool { name: name.to_owned(), reason: reason.clone() }),
             None => Ok(Vec::new()),
         }
+    }
+}
+
+struct Unroute {
+    routes: Arc<super::events::ProgressRoutes>,
+    token: ProgressToken,
+}
+
+impl Drop for Unroute {
+    fn drop(&mut self) {
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.token);
     }
 }
 
@@ -306,7 +373,7 @@ impl<P: ByHand> RoundByRound<P> {
     /// Sends the current round (each with a new id) and returns the server's answer as is.
     pub async fn send(&mut self) -> Result<Outcome<P::Result>, ClientError> {
         let method = P::METHOD;
-        let raw = self.client.send(method, &self.params, Some(self.params.subject()), Vec::new(), None).await?;
+        let raw = self.client.send(method, &self.params, Extras::naming(Some(self.params.subject()))).await?;
         outcome(method.name(), &raw)
     }
 

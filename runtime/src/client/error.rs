@@ -104,6 +104,12 @@ pub enum ClientError {
         /// Why.
         reason: String,
     },
+    /// The task the server made of the call was cancelled.
+    #[error("task {task_id} was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
     /// The server and the client share no protocol version.
     #[error("no protocol version in common: {0}")]
     Version(String),

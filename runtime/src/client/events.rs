@@ -1,30 +1,49 @@
-//! The client's event task: what the server sends besides answers. Notifications reach the
-//! handler (progress, log messages) or the client's caches; a 2025-11-25 server's own requests
-//! are answered by the handler, each as it comes, concurrently.
+//! The client's event task: what the server sends besides answers. Changes go to the listen
+//! streams and clear what the cache kept of what changed; progress goes to the call that asked
+//! for it, or to the handler, as do log messages; a 2025-11-25 server's own requests are
+//! answered by the handler, each as it comes, concurrently.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
+use super::ToolHeaders;
+use super::cache::Cache;
 use super::handler::DynHandler;
+use super::listen::{Listeners, Notice};
 use super::message::Stamp;
 use super::rounds::{Unanswerable, respond};
-use super::transport::Event;
-use super::transport::{ClientTransport, Outbound, OutboundKind};
+use super::transport::{ClientTransport, Event, Outbound, OutboundKind};
 use crate::error::Error;
 use crate::jsonrpc::{self, RequestId};
 use crate::method::Method;
-use crate::model::{EmptyResult, InputRequest};
+use crate::model::{
+    CancelledNotificationParams, EmptyResult, InputRequest, NotificationMeta, ProgressNotificationParams,
+    ProgressToken, ResourceUpdatedNotificationParams, SubscriptionsAcknowledgedNotificationParams,
+    TaskNotificationParams,
+};
 
-/// What the event task needs: where answers go, who answers, and what to forget when the
-/// server's lists change.
+/// Where the progress of each call that asked for it goes, by token.
+pub(crate) type ProgressRoutes = Mutex<HashMap<ProgressToken, Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>>>;
+
+/// What the event task needs: where answers go, who answers, and whom changes concern.
 pub(crate) struct Events {
     pub(crate) transport: Arc<dyn ClientTransport>,
     pub(crate) handler: Arc<dyn DynHandler>,
     pub(crate) stamp: Stamp,
-    /// Called when the server says its tools changed.
-    pub(crate) tools_changed: Box<dyn Fn() + Send + Sync>,
+    pub(crate) cache: Arc<Cache>,
+    pub(crate) listeners: Arc<Listeners>,
+    pub(crate) progress: Arc<ProgressRoutes>,
+    pub(crate) tool_headers: Arc<Mutex<Option<ToolHeaders>>>,
+}
+
+#[derive(Deserialize)]
+struct Scoped {
+    #[serde(rename = "_meta", default)]
+    meta: NotificationMeta,
 }
 
 impl Events {
@@ -51,17 +70,58 @@ impl Events {
 
     fn notified(&self, method: &str, params: Option<&RawValue>) {
         let params = params.map_or("{}", RawValue::get);
-        match Method::from_name(method) {
-            Some(Method::NotificationsProgress) => match serde_json::from_str(params) {
-                Ok(progress) => self.handler.progress(progress),
-                Err(error) => tracing::debug!(%error, "a progress notification that does not read"),
-            },
-            Some(Method::NotificationsMessage) => match serde_json::from_str(params) {
-                Ok(message) => self.handler.log(message),
-                Err(error) => tracing::debug!(%error, "a log message that does not read"),
-            },
-            Some(Method::NotificationsToolsListChanged) => (self.tools_changed)(),
-            _ => tracing::trace!(method, "a notification the client does not follow"),
+        let Some(method) = Method::from_name(method) else {
+            return tracing::trace!(method, "a notification the client does not know");
+        };
+        let read =
+            |what: &'static str| move |error: serde_json::Error| tracing::debug!(%error, "a {what} that does not read");
+        match method {
+            Method::NotificationsProgress => {
+                let Ok(progress) = serde_json::from_str::<ProgressNotificationParams>(params).map_err(read("progress"))
+                else {
+                    return;
+                };
+                let route =
+                    self.progress.lock().unwrap_or_else(PoisonError::into_inner).get(&progress.progress_token).cloned();
+                match route {
+                    Some(route) => route(progress),
+                    None => self.handler.progress(progress),
+                }
+            }
+            Method::NotificationsMessage => {
+                if let Ok(message) = serde_json::from_str(params).map_err(read("log message")) {
+                    self.handler.log(message);
+                }
+            }
+            Method::NotificationsCancelled => {
+                // On stdio, the server ends a listen stream this way.
+                if let Ok(cancelled) = serde_json::from_str::<CancelledNotificationParams>(params) {
+                    self.listeners.end(&cancelled.request_id);
+                }
+            }
+            _ => {
+                let Some(notice) = notice(method, params) else { return };
+                self.forget(&notice);
+                let scope = serde_json::from_str::<Scoped>(params).ok().and_then(|s| s.meta.subscription_id);
+                self.listeners.deliver(scope.as_ref(), notice);
+            }
+        }
+    }
+
+    /// Clears what the cache kept of what changed.
+    fn forget(&self, notice: &Notice) {
+        match notice {
+            Notice::ToolsListChanged => {
+                self.cache.forget(Method::ToolsList);
+                *self.tool_headers.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            }
+            Notice::PromptsListChanged => self.cache.forget(Method::PromptsList),
+            Notice::ResourcesListChanged => {
+                self.cache.forget(Method::ResourcesList);
+                self.cache.forget(Method::ResourcesTemplatesList);
+            }
+            Notice::ResourceUpdated { uri } => self.cache.forget_resource(uri),
+            _ => {}
         }
     }
 
@@ -95,6 +155,27 @@ impl Events {
             _ => Err(Error::method_not_found(method)),
         }
     }
+}
+
+/// The change a notification announces.
+fn notice(method: Method, params: &str) -> Option<Notice> {
+    Some(match method {
+        Method::NotificationsToolsListChanged => Notice::ToolsListChanged,
+        Method::NotificationsPromptsListChanged => Notice::PromptsListChanged,
+        Method::NotificationsResourcesListChanged => Notice::ResourcesListChanged,
+        Method::NotificationsResourcesUpdated => {
+            let updated: ResourceUpdatedNotificationParams = serde_json::from_str(params).ok()?;
+            Notice::ResourceUpdated { uri: updated.uri }
+        }
+        Method::NotificationsSubscriptionsAcknowledged => {
+            let acknowledged: SubscriptionsAcknowledgedNotificationParams = serde_json::from_str(params).ok()?;
+            Notice::Acknowledged(acknowledged.notifications)
+        }
+        Method::NotificationsTasks => {
+            Notice::Task(Box::new(serde_json::from_str::<TaskNotificationParams>(params).ok()?))
+        }
+        _ => return None,
+    })
 }
 
 fn to_raw<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, Error> {

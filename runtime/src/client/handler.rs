@@ -9,7 +9,7 @@ use crate::future::BoxFuture;
 use crate::method::Method;
 use crate::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult,
-    LoggingMessageNotificationParams, ProgressNotificationParams,
+    LoggingMessageNotificationParams, ProgressNotificationParams, Task,
 };
 
 /// Answers what a server asks of the client: forms and URLs (elicitation), model completions
@@ -63,10 +63,46 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn log(&self, message: LoggingMessageNotificationParams) {
         let _ = message;
     }
+
+    /// A task the server made of a call (the tasks extension), each time the client learns
+    /// its state: working, waiting for input, or ended.
+    fn task(&self, task: &Task) {
+        let _ = task;
+    }
 }
 
 /// Answers nothing: every request refused, every notification ignored.
 impl ClientHandler for () {}
+
+/// A handler shared with the rest of the application (its state read elsewhere).
+impl<H: ClientHandler> ClientHandler for std::sync::Arc<H> {
+    fn elicit(&self, request: ElicitRequestParams) -> impl Future<Output = Result<ElicitResult, Error>> + Send {
+        (**self).elicit(request)
+    }
+
+    fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+    ) -> impl Future<Output = Result<CreateMessageResult, Error>> + Send {
+        (**self).create_message(request)
+    }
+
+    fn list_roots(&self) -> impl Future<Output = Result<ListRootsResult, Error>> + Send {
+        (**self).list_roots()
+    }
+
+    fn progress(&self, progress: ProgressNotificationParams) {
+        (**self).progress(progress);
+    }
+
+    fn log(&self, message: LoggingMessageNotificationParams) {
+        (**self).log(message);
+    }
+
+    fn task(&self, task: &Task) {
+        (**self).task(task);
+    }
+}
 
 /// [`ClientHandler`] with boxed futures, so that the client can hold any handler.
 pub(crate) trait DynHandler: Send + Sync + 'static {
@@ -75,6 +111,7 @@ pub(crate) trait DynHandler: Send + Sync + 'static {
     fn list_roots(&self) -> BoxFuture<'_, Result<ListRootsResult, Error>>;
     fn progress(&self, progress: ProgressNotificationParams);
     fn log(&self, message: LoggingMessageNotificationParams);
+    fn task(&self, task: &Task);
 }
 
 impl<H: ClientHandler> DynHandler for H {
@@ -96,5 +133,9 @@ impl<H: ClientHandler> DynHandler for H {
 
     fn log(&self, message: LoggingMessageNotificationParams) {
         ClientHandler::log(self, message);
+    }
+
+    fn task(&self, task: &Task) {
+        ClientHandler::task(self, task);
     }
 }

@@ -51,14 +51,17 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 mod builder;
+mod cache;
 mod calls;
 mod error;
 mod events;
 mod handler;
 mod lifecycle;
 mod link;
+mod listen;
 mod message;
 mod rounds;
+mod tasks;
 pub mod transport;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_ROUNDS, DEFAULT_PROBE_TIMEOUT};
@@ -66,18 +69,23 @@ pub use calls::{ByHand, RoundByRound};
 pub use error::ClientError;
 pub use handler::ClientHandler;
 pub use lifecycle::{Lifecycle, ServerHello};
+pub use listen::{Listening, Notice};
 pub use message::Protocol;
 pub use rounds::Resumable;
 #[cfg(feature = "client-http")]
 pub use transport::StreamableHttp;
 pub use transport::{ChildProcess, ClientTransport, Inbox, Outbound, OutboundKind, TransportError};
 
+use self::cache::Cache;
+use self::events::ProgressRoutes;
 use self::handler::DynHandler;
 use self::link::{Link, Sending};
+use self::listen::Listeners;
 use self::message::Stamp;
 use self::transport::OutboundKind as Kind;
 use crate::error::ErrorCode;
 use crate::headers::ParamHeader;
+use crate::jsonrpc::RequestId;
 use crate::method::{Method, Typed};
 use crate::model::{Implementation, ProgressToken, ServerCapabilities};
 
@@ -105,6 +113,11 @@ struct Connected {
     /// The `x-mcp-header` declarations of each listed tool (or why they are invalid), from the
     /// last `tools/list`; emptied when the server says the list changed.
     tool_headers: Arc<Mutex<Option<ToolHeaders>>>,
+    /// Results kept by their cache hints (`None`: the builder turned caching off).
+    cache: Arc<Cache>,
+    caching: bool,
+    listeners: Arc<Listeners>,
+    progress: Arc<ProgressRoutes>,
     events: tokio::task::AbortHandle,
 }
 
@@ -185,18 +198,16 @@ impl Client {
                 .and_then(|v| v.get(subject.param()).and_then(|s| s.as_str().map(str::to_owned))),
             _ => None,
         };
-        let raw = self.send(method, params, subject.as_deref(), Vec::new(), None).await?;
+        let raw = self.send(method, params, Extras::naming(subject.as_deref())).await?;
         read(method.name(), &raw)
     }
 
-    /// Sends one request and returns its raw result.
+    /// Sends one request of the table and returns its raw result.
     pub(crate) async fn send<P: Serialize>(
         &self,
         method: Method,
         params: &P,
-        subject: Option<&str>,
-        extra_headers: Vec<(String, String)>,
-        progress: Option<&ProgressToken>,
+        extras: Extras<'_>,
     ) -> Result<Box<RawValue>, ClientError> {
         let protocol = &self.inner.stamp.protocol;
         let revisions = method.revisions();
@@ -206,7 +217,7 @@ impl Client {
                 version: protocol.version().to_owned(),
             });
         }
-        self.send_named(Cow::Borrowed(method.name()), params, subject, extra_headers, progress).await
+        self.send_named(Cow::Borrowed(method.name()), params, extras).await
     }
 
     /// Sends any method, named as given, enveloped as every request is, and returns its raw
@@ -232,7 +243,7 @@ impl Client {
         let subject = Method::from_name(&method)
             .and_then(Method::subject)
             .and_then(|subject| params.get(subject.param()).and_then(|v| v.as_str()).map(str::to_owned));
-        let raw = self.send_named(method.clone(), &params, subject.as_deref(), Vec::new(), None).await?;
+        let raw = self.send_named(method.clone(), &params, Extras::naming(subject.as_deref())).await?;
         read(method, &raw)
     }
 
@@ -240,15 +251,17 @@ impl Client {
         &self,
         method: Cow<'static, str>,
         params: &P,
-        subject: Option<&str>,
-        extra_headers: Vec<(String, String)>,
-        progress: Option<&ProgressToken>,
+        extras: Extras<'_>,
     ) -> Result<Box<RawValue>, ClientError> {
+        let Extras { subject, headers: extra_headers, progress, on_id } = extras;
         let inner = &*self.inner;
         let protocol = &inner.stamp.protocol;
         let mut retried = false;
         loop {
             let id = inner.link.next_id();
+            if let Some(on_id) = on_id {
+                on_id(&id);
+            }
             let body = inner
                 .stamp
                 .request(&id, &method, params, progress)
@@ -283,6 +296,25 @@ impl Client {
 
     fn tool_headers(&self) -> std::sync::MutexGuard<'_, Option<ToolHeaders>> {
         self.inner.tool_headers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// What a request carries besides its params.
+#[derive(Default)]
+pub(crate) struct Extras<'a> {
+    /// What it names (`Mcp-Name`).
+    pub(crate) subject: Option<&'a str>,
+    /// Headers of its own (a tool's `Mcp-Param-*`).
+    pub(crate) headers: Vec<(String, String)>,
+    /// The progress token asked for.
+    pub(crate) progress: Option<&'a ProgressToken>,
+    /// Told each id the request is sent under, before it is sent.
+    pub(crate) on_id: Option<&'a (dyn Fn(&RequestId) + Send + Sync)>,
+}
+
+impl<'a> Extras<'a> {
+    pub(crate) fn naming(subject: Option<&'a str>) -> Self {
+        Extras { subject, ..Extras::default() }
     }
 }
 

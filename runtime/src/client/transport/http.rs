@@ -393,6 +393,14 @@ impl ClientTransport for StreamableHttp {
         true
     }
 
+    fn credential(&self) -> Option<u64> {
+        use std::hash::BuildHasher;
+        let token = self.bearer.as_ref()?;
+        // Keyed per process: the fingerprint says nothing of the token outside it.
+        static KEY: OnceLock<foldhash::quality::RandomState> = OnceLock::new();
+        Some(KEY.get_or_init(Default::default).hash_one(token))
+    }
+
     fn settled(&self, protocol: &Protocol) -> BoxFuture<'_, ()> {
         let legacy = match protocol {
             Protocol::Legacy(version) => HeaderValue::from_str(version).ok(),

@@ -54,6 +54,12 @@ pub trait ClientTransport: Send + Sync + 'static {
         Box::pin(async {})
     }
 
+    /// A fingerprint of the credential the transport sends (a bearer token), so that a
+    /// result the server marked private serves only calls made with the same credential.
+    fn credential(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether this transport sends headers with a message (HTTP does): the client then
     /// fills [`Outbound::headers`] in.
     fn has_headers(&self) -> bool {
