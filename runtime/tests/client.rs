@@ -213,3 +213,19 @@ async fn a_call_can_be_driven_round_by_round() {
     assert_eq!(done.content[0].as_text(), Some("Hi, Grace! (yes)"));
     let _ = ElicitAction::Accept;
 }
+
+#[tokio::test]
+async fn lists_walk_every_page() {
+    let server = Server::builder("paged", "1.0.0")
+        .state_keys(KeyRing::development())
+        .page_size(1)
+        .handlers(handlers![greet, add, broken])
+        .build()
+        .unwrap();
+    let client = Client::builder().connect(InProcess::new(&server)).await.unwrap();
+    let first = client.list_tools(None).await.unwrap();
+    assert_eq!(first.tools.len(), 1);
+    assert!(first.next_cursor.is_some());
+    let all: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(all, ["add", "broken", "greet"]);
+}

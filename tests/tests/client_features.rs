@@ -230,3 +230,68 @@ async fn a_2025_11_25_session_listens_to_its_own_notifications() {
     assert_eq!(changes.next().await.unwrap().unwrap(), Notice::ToolsListChanged);
     client.close().await;
 }
+
+/// A TCP proxy in front of a server whose connections the test can cut, as a network fault
+/// would, while the server itself stays up.
+struct Proxy {
+    address: String,
+    cut: tokio::sync::watch::Sender<u64>,
+}
+
+impl Proxy {
+    async fn start(upstream: String) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let (cut, cuts) = tokio::sync::watch::channel(0u64);
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let upstream = upstream.clone();
+                let mut cuts = cuts.clone();
+                cuts.borrow_and_update();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(&upstream).await else { return };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cuts.changed() => {}
+                    }
+                });
+            }
+        });
+        Proxy { address, cut }
+    }
+
+    /// Drops every connection open now.
+    fn cut(&self) {
+        self.cut.send_modify(|n| *n += 1);
+    }
+}
+
+#[tokio::test]
+async fn a_listen_stream_cut_by_the_network_listens_again() {
+    let server = HttpProcess::spawn(FIXTURE, &[]);
+    let proxy = Proxy::start(server.address.clone()).await;
+    let http = StreamableHttp::new(format!("http://{}/mcp", proxy.address));
+    let client = Client::builder().connect(http).await.unwrap();
+    let mut filter = SubscriptionFilter::default();
+    filter.tools_list_changed = Some(true);
+    let mut changes = client.listen(filter).await.unwrap();
+    assert!(matches!(changes.next().await, Some(Ok(Notice::Acknowledged(_)))));
+    proxy.cut();
+    assert_eq!(changes.next().await.unwrap().unwrap(), Notice::Relistened);
+    assert!(matches!(changes.next().await, Some(Ok(Notice::Acknowledged(_)))), "the new stream is acknowledged");
+    client.call_tool("announce", json!({"kind": "tools"})).await.unwrap();
+    assert_eq!(changes.next().await.unwrap().unwrap(), Notice::ToolsListChanged);
+}
+
+#[tokio::test]
+async fn a_2025_11_25_session_is_sent_the_cancel_of_a_call_given_up_on() {
+    let dir = scratch("timeout-legacy");
+    let fixture = ChildProcess::new(FIXTURE).arg("--audit").arg(dir.join("audit.jsonl"));
+    let client = Client::builder()
+        .lifecycle(Lifecycle::Legacy)
+        .request_timeout(Duration::from_millis(300))
+        .connect(fixture)
+        .await
+        .unwrap();
+    times_out(client, &dir).await;
+}

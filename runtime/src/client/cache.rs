@@ -111,3 +111,53 @@ impl Cache {
         self.entries().clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_private_result_serves_only_its_credential_and_a_public_one_everyone() {
+        let cache = Cache::default();
+        let private = raw(r#"{"resultType":"complete","tools":[],"ttlMs":60000,"cacheScope":"private"}"#);
+        cache.put(Method::ToolsList, "{}".into(), Some(1), &private);
+        assert!(cache.get(Method::ToolsList, "{}", Some(1)).is_some());
+        assert!(cache.get(Method::ToolsList, "{}", Some(2)).is_none(), "another credential");
+        assert!(cache.get(Method::ToolsList, "{\"cursor\":\"x\"}", Some(1)).is_none(), "other params");
+        let public = raw(r#"{"resultType":"complete","prompts":[],"ttlMs":60000,"cacheScope":"public"}"#);
+        cache.put(Method::PromptsList, "{}".into(), Some(1), &public);
+        assert!(cache.get(Method::PromptsList, "{}", Some(2)).is_some());
+        assert!(cache.get(Method::PromptsList, "{}", None).is_some());
+        cache.forget(Method::PromptsList);
+        assert!(cache.get(Method::PromptsList, "{}", None).is_none());
+    }
+
+    #[test]
+    fn what_must_not_be_kept_is_not() {
+        let cache = Cache::default();
+        let stale = raw(r#"{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"public"}"#);
+        cache.put(Method::ToolsList, "{}".into(), None, &stale);
+        let asking = raw(r#"{"resultType":"input_required","requestState":"s","ttlMs":60000}"#);
+        cache.put(Method::ResourcesRead, "{}".into(), None, &asking);
+        let unhinted = raw(r#"{"resultType":"complete","tools":[]}"#);
+        cache.put(Method::ToolsList, "{\"cursor\":\"a\"}".into(), None, &unhinted);
+        assert!(cache.get(Method::ToolsList, "{}", None).is_none());
+        assert!(cache.get(Method::ResourcesRead, "{}", None).is_none());
+        assert!(cache.get(Method::ToolsList, "{\"cursor\":\"a\"}", None).is_none());
+    }
+
+    #[test]
+    fn an_updated_resource_is_forgotten_and_no_other() {
+        let cache = Cache::default();
+        let read = raw(r#"{"resultType":"complete","contents":[],"ttlMs":60000,"cacheScope":"public"}"#);
+        cache.put(Method::ResourcesRead, r#"{"uri":"a://1"}"#.into(), None, &read);
+        cache.put(Method::ResourcesRead, r#"{"uri":"a://2"}"#.into(), None, &read);
+        cache.forget_resource("a://1");
+        assert!(cache.get(Method::ResourcesRead, r#"{"uri":"a://1"}"#, None).is_none());
+        assert!(cache.get(Method::ResourcesRead, r#"{"uri":"a://2"}"#, None).is_some());
+    }
+}

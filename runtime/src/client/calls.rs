@@ -389,3 +389,24 @@ impl<P: ByHand> RoundByRound<P> {
         &self.params
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_missing_result_type_is_complete_and_an_unknown_one_an_error() {
+        let legacy = outcome::<CallToolResult>("tools/call", &raw(r#"{"content":[]}"#)).unwrap();
+        assert!(matches!(legacy, Outcome::Complete(_)));
+        let asked =
+            outcome::<CallToolResult>("tools/call", &raw(r#"{"resultType":"input_required","requestState":"s"}"#));
+        assert!(matches!(asked.unwrap(), Outcome::InputRequired(_)));
+        let unknown = outcome::<CallToolResult>("tools/call", &raw(r#"{"resultType":"later","content":[]}"#));
+        let error = unknown.unwrap_err();
+        assert!(error.to_string().contains("unknown resultType \"later\""), "{error}");
+    }
+}

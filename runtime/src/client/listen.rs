@@ -193,7 +193,8 @@ impl Listening {
         Ok(())
     }
 
-    /// The next change; `None` once the server ended the stream.
+    /// The next change; `None` once the stream ended for good (the server ended it and did
+    /// not take it back, or it could not be opened again).
     pub async fn next(&mut self) -> Option<Result<Notice, ClientError>> {
         if self.ended {
             return self.notices.try_recv().ok().flatten().map(Ok);
@@ -208,7 +209,11 @@ impl Listening {
         tokio::select! {
             biased;
             notice = self.notices.recv() => match notice {
-                Some(Some(notice)) => Some(Ok(notice)),
+                Some(Some(notice)) => {
+                    // It works again: a later drop gets the full number of attempts.
+                    self.relistened = 0;
+                    Some(Ok(notice))
+                }
                 // The server ended the stream.
                 _ => {
                     self.ended = true;
@@ -218,22 +223,23 @@ impl Listening {
             },
             ended = request => {
                 self.request = None;
+                // A server ends its streams gracefully when it goes away or loses what feeds
+                // them: listen again, as after a dropped connection.
+                let relisten = match &ended {
+                    Ok(_) => true,
+                    Err(error) => error.is_transport(),
+                };
+                if relisten && self.relistened < MAX_RELISTENS {
+                    self.relistened += 1;
+                    tokio::time::sleep(Duration::from_millis(50 << self.relistened)).await;
+                    self.client.inner.cache.clear();
+                    self.start();
+                    return Some(Ok(Notice::Relistened));
+                }
+                self.ended = true;
                 match ended {
-                    Ok(_) => {
-                        self.ended = true;
-                        self.notices.try_recv().ok().flatten().map(Ok)
-                    }
-                    Err(error) if error.is_transport() && self.relistened < MAX_RELISTENS => {
-                        self.relistened += 1;
-                        tokio::time::sleep(Duration::from_millis(100 << self.relistened)).await;
-                        self.client.inner.cache.clear();
-                        self.start();
-                        Some(Ok(Notice::Relistened))
-                    }
-                    Err(error) => {
-                        self.ended = true;
-                        Some(Err(error))
-                    }
+                    Ok(_) => self.notices.try_recv().ok().flatten().map(Ok),
+                    Err(error) => Some(Err(error)),
                 }
             }
         }
