@@ -76,8 +76,8 @@ pub(crate) struct Settled {
 
 /// Why a probe did not settle on a modern server.
 enum Probe {
-    /// Not a modern answer: try the handshake.
-    Legacy { reopen: bool },
+    /// Not a modern answer (`why`): try the handshake.
+    Legacy { reopen: bool, why: String },
     /// The server lists only versions of the handshake.
     OnlyLegacy,
     /// A failure that no handshake would cure.
@@ -106,7 +106,8 @@ impl Opening {
             _ => LEGACY_PROTOCOL_VERSIONS[0].to_owned(),
         };
         if self.lifecycle == Lifecycle::Legacy {
-            return self.handshake(link, &legacy_version, events).await;
+            let (stamp, initialized) = self.handshake(link, &legacy_version).await?;
+            return Ok(Settled { stamp, hello: ServerHello::Initialized(initialized), events });
         }
         let first = match &self.version {
             Some(v) if SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()) => v.clone(),
@@ -129,17 +130,27 @@ impl Opening {
             }
             Err(Probe::Fatal(error)) => return Err(error),
             Err(Probe::OnlyLegacy) => false,
-            Err(Probe::Legacy { .. }) if self.lifecycle == Lifecycle::Discover => {
-                return Err(ClientError::Version(
-                    "the server does not answer server/discover as a 2026-07-28 server does".into(),
-                ));
+            Err(Probe::Legacy { why, .. }) if self.lifecycle == Lifecycle::Discover => {
+                return Err(ClientError::Version(format!(
+                    "the server does not answer server/discover as a 2026-07-28 server does ({why})"
+                )));
             }
-            Err(Probe::Legacy { reopen }) => reopen,
+            Err(Probe::Legacy { reopen, .. }) => reopen,
         };
         if reopen {
             events = link.reopen().await.map_err(|e| ClientError::transport("connect", e))?;
         }
-        self.handshake(link, &legacy_version, events).await
+        match self.handshake(link, &legacy_version).await {
+            Ok((stamp, initialized)) => Ok(Settled { stamp, hello: ServerHello::Initialized(initialized), events }),
+            // A modern server after all: one slow to answer the probe (which it then answered,
+            // making the connection a modern one) refuses the handshake with a modern error.
+            // Ask it again, and wait for the answer this time.
+            Err(error) if is_modern(&error) => match self.probe(link, &first, self.request_timeout).await {
+                Ok((stamp, discovered)) => Ok(Settled { stamp, hello: ServerHello::Discovered(discovered), events }),
+                Err(_) => Err(error),
+            },
+            Err(error) => Err(error),
+        }
     }
 
     /// `server/discover` at `version`, and once more at a version the server lists on -32022.
@@ -158,7 +169,7 @@ impl Opening {
                         Ok(result) => Ok((stamp, result)),
                         Err(e) if self.lifecycle == Lifecycle::Auto => {
                             tracing::debug!(error = %e, "server/discover answered something else: trying the handshake");
-                            Err(Probe::Legacy { reopen: false })
+                            Err(Probe::Legacy { reopen: false, why: format!("its answer does not read: {e}") })
                         }
                         Err(e) => {
                             Err(Probe::Fatal(ClientError::unexpected(Method::ServerDiscover.name(), e.to_string())))
@@ -215,12 +226,7 @@ impl Opening {
     }
 
     /// `initialize` offering `version`, then `notifications/initialized`.
-    async fn handshake(
-        &self,
-        link: &Link,
-        version: &str,
-        events: mpsc::UnboundedReceiver<Event>,
-    ) -> Result<Settled, ClientError> {
+    async fn handshake(&self, link: &Link, version: &str) -> Result<(Stamp, InitializeResult), ClientError> {
         let method = Method::Initialize.name();
         let stamp = self.stamp(Protocol::Legacy(version.to_owned()));
         let params = InitializeRequestParams::new(version, self.capabilities.clone(), self.info.clone());
@@ -246,7 +252,7 @@ impl Opening {
         let mut outbound = Outbound::new(initialized, OutboundKind::Notification);
         outbound.headers = stamp.headers(Method::NotificationsInitialized.name(), None, Vec::new());
         link.transport.send(outbound).await.map_err(|e| ClientError::transport(method, e))?;
-        Ok(Settled { stamp, hello: ServerHello::Initialized(result), events })
+        Ok((stamp, result))
     }
 }
 
@@ -260,15 +266,16 @@ fn is_modern(error: &ClientError) -> bool {
 /// What a probe's failure says: a legacy server (try the handshake, starting over when the
 /// connection is gone), or a failure the handshake would meet too.
 fn not_modern(error: ClientError) -> Probe {
+    let why = error.to_string();
     match &error {
-        ClientError::Protocol { .. } | ClientError::Timeout { .. } => Probe::Legacy { reopen: false },
+        ClientError::Protocol { .. } | ClientError::Timeout { .. } => Probe::Legacy { reopen: false, why },
         ClientError::Transport { source, .. } => match source {
-            TransportError::Closed(_) => Probe::Legacy { reopen: true },
-            TransportError::Malformed(_) => Probe::Legacy { reopen: false },
+            TransportError::Closed(_) => Probe::Legacy { reopen: true, why },
+            TransportError::Malformed(_) => Probe::Legacy { reopen: false, why },
             TransportError::Status { status, .. } | TransportError::Rejected { status, .. }
                 if (400..500).contains(status) =>
             {
-                Probe::Legacy { reopen: false }
+                Probe::Legacy { reopen: false, why }
             }
             _ => Probe::Fatal(error),
         },
