@@ -11,7 +11,7 @@
 //! one more call costs, start-up and shutdown cancelled out.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::Subject;
@@ -142,7 +142,7 @@ fn total(dir: &Path, subject: &Subject, transport: Transport, calls: u64) -> u64
     read_total(&out)
 }
 
-fn read_total(path: &PathBuf) -> u64 {
+pub fn read_total(path: &Path) -> u64 {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("no callgrind output {}: {e}", path.display()));
     text.lines()
         .find_map(|line| line.strip_prefix("totals:").or_else(|| line.strip_prefix("summary:")))

@@ -1,9 +1,11 @@
 //! Measures the benchmark server written with mcp-rounds, rmcp and the Python SDK, and the
-//! ceiling, in one run on one machine, and writes `docs/benchmarks.md`.
+//! ceiling, and the mcp-rounds server driven by the three frameworks' clients, in one run on
+//! one machine, and writes `docs/benchmarks.md`.
 //!
 //! Run it through `bench/run` (which builds everything first).
 
 mod build_cost;
+mod clients;
 mod collector;
 mod cpu;
 mod http;
@@ -43,7 +45,11 @@ pub struct Options {
     /// Skip counting instructions per request under callgrind.
     #[arg(long)]
     skip_instructions: bool,
-    /// Measure only these servers (by report name), e.g. for profiling.
+    /// Skip the client rows (three clients driving the mcp-rounds server over stdio).
+    #[arg(long)]
+    skip_clients: bool,
+    /// Measure only these servers (by report name), e.g. for profiling; `clients` for the
+    /// client rows, or one client by `mcp-rounds client`, `rmcp client`, `Python SDK client`.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Also measure this build of the mcp-rounds server (e.g. from the commit before a change),
@@ -188,11 +194,18 @@ fn main() {
         .into_iter()
         .filter(|s| options.only.is_empty() || options.only.iter().any(|o| o == s.name))
         .collect();
+    let clients: Vec<clients::Subject> = clients::subjects(&options.python)
+        .into_iter()
+        .filter(|c| options.only.is_empty() || options.only.iter().any(|o| *o == clients::ONLY || *o == c.only_name()))
+        .filter(|_| !options.skip_clients)
+        .collect();
     let mut report = report::Report::new(&options);
 
     let settle = || collector.wait_quiet();
     let over_stdio: Vec<Subject> = subjects.iter().filter(|s| s.stdio).cloned().collect();
-    if !options.skip_stdio {
+    // `--only` naming client rows alone measures no server.
+    let servers = !subjects.is_empty();
+    if servers && !options.skip_stdio {
         report.stdio = stdio::measure_all(&over_stdio, options.duration(), options.runs.max(1), &settle);
     }
     if !options.skip_stdio
@@ -203,12 +216,18 @@ fn main() {
         report.telemetry_cpu =
             Some(stdio::cpu_cost(plain, observed, TELEMETRY_STRETCHES, &|| collector.received().requests));
     }
-    if !options.skip_http {
+    if servers && !options.skip_http {
         report.http = http::measure_all(&subjects, options.duration(), options.runs.max(1), &settle);
     }
-    if !options.skip_instructions {
+    if !clients.is_empty() {
+        report.clients = clients::measure_all(&clients, options.duration(), options.runs.max(1));
+    }
+    if !options.skip_instructions && (servers || !clients.is_empty()) {
         if instructions::available() {
-            report.instructions = instructions::measure_all(&subjects);
+            if servers {
+                report.instructions = instructions::measure_all(&subjects);
+            }
+            clients::count_instructions(&clients, &mut report.clients);
         } else {
             eprintln!("instructions: valgrind is not installed, skipped");
         }

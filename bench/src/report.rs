@@ -23,6 +23,8 @@ pub struct Report {
     pub exported: crate::collector::Exported,
     /// The CPU time telemetry costs over stdio, measured side by side.
     pub telemetry_cpu: Option<crate::stdio::CpuCost>,
+    /// The clients driving the mcp-rounds server.
+    pub clients: Vec<crate::clients::ClientResult>,
 }
 
 fn first_line(command: &str, args: &[&str]) -> String {
@@ -76,6 +78,7 @@ impl Report {
             instructions: Vec::new(),
             exported: Default::default(),
             telemetry_cpu: None,
+            clients: Vec::new(),
         }
     }
 
@@ -106,6 +109,13 @@ impl Report {
              runs on the same machine as the server.\n",
             self.runs, self.seconds
         );
+        if !self.clients.is_empty() {
+            let _ = writeln!(
+                out,
+                "The section \"Clients\" turns it around: the mcp-rounds server driven by mcp-rounds' client, \
+                 rmcp's and the Python SDK's.\n"
+            );
+        }
         let _ = writeln!(out, "Produced by `bench/run` (see `bench/README.md`) on:\n\n{}", machine());
         let baseline = self
             .stdio
@@ -123,6 +133,75 @@ impl Report {
             );
         }
 
+        if !self.stdio.is_empty() {
+            self.render_stdio(&mut out);
+        }
+        if !self.http.is_empty() {
+            self.render_http(&mut out);
+        }
+
+        let _ = writeln!(out);
+        crate::cpu::render(&mut out, &self.cpu_rows());
+        crate::instructions::render(&mut out, &self.instructions);
+        crate::clients::render(&mut out, &self.clients);
+
+        if let Some(rows) = self.telemetry_rows() {
+            let _ = writeln!(out, "## Telemetry\n");
+            let _ = writeln!(
+                out,
+                "The same mcp-rounds server exporting its telemetry over OTLP/HTTP to a stand-in collector on \
+                 loopback (which received {} export requests, {:.1} MiB, during the run): spans and metrics with \
+                 `OTEL_EXPORTER_OTLP_ENDPOINT` set and every other `OTEL_*` variable at its default (every request \
+                 sampled), and with 1% of the traces sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`, \
+                 `OTEL_TRACES_SAMPLER_ARG=0.01`) as a busy production server would run; metrics are recorded for \
+                 every request either way.\n",
+                self.exported.requests,
+                self.exported.bytes as f64 / 1024.0 / 1024.0
+            );
+            let _ =
+                writeln!(out, "| echo row | mcp-rounds | + OTLP, 1% sampled | ratio | + OTLP, all sampled | ratio |");
+            let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+            for row in rows {
+                let _ = writeln!(
+                    out,
+                    "| {} | {:.0} | {:.0} | {} | {} | {} |",
+                    row.label,
+                    row.plain.0,
+                    row.sampled.0,
+                    ratio(row.sampled.1, row.plain.1),
+                    row.all.map_or("–".into(), |all| format!("{:.0}", all.0)),
+                    row.all.map_or("–".into(), |all| ratio(all.1, row.plain.1))
+                );
+            }
+            if let Some(cost) = &self.telemetry_cpu {
+                cost.render(&mut out, ("mcp-rounds", crate::OTEL_SAMPLED));
+            }
+        }
+
+        if let Some(build) = &self.build {
+            let _ = writeln!(out, "\n## Build cost\n");
+            let _ = writeln!(
+                out,
+                "A 20-tool stdio server (each tool takes three arguments), dev profile, with the same dependency \
+                 versions: built from an empty target directory, then again after editing one tool's body.\n"
+            );
+            let _ = writeln!(out, "| framework | clean build s | incremental build s |");
+            let _ = writeln!(out, "|---|---:|---:|");
+            for b in build {
+                let _ =
+                    writeln!(out, "| {} | {:.1} | {:.2} |", b.name, b.clean.as_secs_f64(), b.incremental.as_secs_f64());
+            }
+        }
+
+        let _ = writeln!(out, "\n## Targets\n");
+        for line in self.targets() {
+            let _ = writeln!(out, "- {line}");
+        }
+        out
+    }
+
+    /// The stdio section.
+    fn render_stdio(&self, out: &mut String) {
         let _ = writeln!(out, "## stdio\n");
         let _ = writeln!(
             out,
@@ -157,7 +236,10 @@ impl Report {
                 );
             }
         }
+    }
 
+    /// The Streamable HTTP section, with each server's peak memory.
+    fn render_http(&self, out: &mut String) {
         let _ = writeln!(out, "\n## Streamable HTTP\n");
         let _ = writeln!(
             out,
@@ -228,64 +310,6 @@ impl Report {
         for r in &self.http {
             let _ = writeln!(out, "| {} | {:.1} MiB |", r.name, r.peak_rss_kib as f64 / 1024.0);
         }
-
-        let _ = writeln!(out);
-        crate::cpu::render(&mut out, &self.cpu_rows());
-        crate::instructions::render(&mut out, &self.instructions);
-
-        if let Some(rows) = self.telemetry_rows() {
-            let _ = writeln!(out, "## Telemetry\n");
-            let _ = writeln!(
-                out,
-                "The same mcp-rounds server exporting its telemetry over OTLP/HTTP to a stand-in collector on \
-                 loopback (which received {} export requests, {:.1} MiB, during the run): spans and metrics with \
-                 `OTEL_EXPORTER_OTLP_ENDPOINT` set and every other `OTEL_*` variable at its default (every request \
-                 sampled), and with 1% of the traces sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`, \
-                 `OTEL_TRACES_SAMPLER_ARG=0.01`) as a busy production server would run; metrics are recorded for \
-                 every request either way.\n",
-                self.exported.requests,
-                self.exported.bytes as f64 / 1024.0 / 1024.0
-            );
-            let _ =
-                writeln!(out, "| echo row | mcp-rounds | + OTLP, 1% sampled | ratio | + OTLP, all sampled | ratio |");
-            let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
-            for row in rows {
-                let _ = writeln!(
-                    out,
-                    "| {} | {:.0} | {:.0} | {} | {} | {} |",
-                    row.label,
-                    row.plain.0,
-                    row.sampled.0,
-                    ratio(row.sampled.1, row.plain.1),
-                    row.all.map_or("–".into(), |all| format!("{:.0}", all.0)),
-                    row.all.map_or("–".into(), |all| ratio(all.1, row.plain.1))
-                );
-            }
-            if let Some(cost) = &self.telemetry_cpu {
-                cost.render(&mut out, ("mcp-rounds", crate::OTEL_SAMPLED));
-            }
-        }
-
-        if let Some(build) = &self.build {
-            let _ = writeln!(out, "\n## Build cost\n");
-            let _ = writeln!(
-                out,
-                "A 20-tool stdio server (each tool takes three arguments), dev profile, with the same dependency \
-                 versions: built from an empty target directory, then again after editing one tool's body.\n"
-            );
-            let _ = writeln!(out, "| framework | clean build s | incremental build s |");
-            let _ = writeln!(out, "|---|---:|---:|");
-            for b in build {
-                let _ =
-                    writeln!(out, "| {} | {:.1} | {:.2} |", b.name, b.clean.as_secs_f64(), b.incremental.as_secs_f64());
-            }
-        }
-
-        let _ = writeln!(out, "\n## Targets\n");
-        for line in self.targets() {
-            let _ = writeln!(out, "- {line}");
-        }
-        out
     }
 
     /// The echo rows without OTLP export, with 1% sampled and with every request sampled.
@@ -362,6 +386,12 @@ impl Report {
     fn targets(&self) -> Vec<String> {
         let mut lines = Vec::new();
         let verdict = |ok: bool| if ok { "met" } else { "**missed**" };
+        if let Some((ok, ratios)) = crate::clients::target(&self.clients) {
+            lines.push(format!(
+                "mcp-rounds' client at least as fast as rmcp's at every load, paired per run ({ratios}): {}",
+                verdict(ok)
+            ));
+        }
         if let (Some(ours), Some(rmcp)) = (self.stdio_of("mcp-rounds"), self.stdio_of("rmcp")) {
             let ok = ours.sequential > rmcp.sequential
                 && ours.pipelined > rmcp.pipelined

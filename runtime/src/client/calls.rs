@@ -33,9 +33,26 @@ struct Kind<'a> {
     result_type: Option<Cow<'a, str>>,
 }
 
-fn result_type(method: &'static str, raw: &RawValue) -> Result<Option<String>, ClientError> {
+/// What a result's `resultType` says it is.
+#[derive(Debug, PartialEq)]
+enum Shape {
+    /// `complete`, or no `resultType` (a 2025-11-25 server's results have none).
+    Complete,
+    /// `input_required`.
+    InputRequired,
+    /// `task` (the tasks extension).
+    Task,
+}
+
+/// Reads a result's `resultType` (once per answer: the result itself is read after).
+fn shape_of(method: &'static str, raw: &RawValue) -> Result<Shape, ClientError> {
     let kind: Kind<'_> = serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))?;
-    Ok(kind.result_type.map(|t| t.into_owned()))
+    match kind.result_type.as_deref() {
+        None | Some("complete") => Ok(Shape::Complete),
+        Some("input_required") => Ok(Shape::InputRequired),
+        Some("task") => Ok(Shape::Task),
+        Some(other) => Err(ClientError::unexpected(method, format!("unknown resultType {other:?}"))),
+    }
 }
 
 /// A result that may ask for input, read as its `resultType` says: absent or `complete` is
@@ -44,10 +61,18 @@ fn outcome<T: DeserializeOwned + crate::model::MayRequireInput>(
     method: &'static str,
     raw: &RawValue,
 ) -> Result<Outcome<T>, ClientError> {
-    match result_type(method, raw)?.as_deref() {
-        None | Some("complete") => read(method, raw).map(Outcome::Complete),
-        Some("input_required") => read::<InputRequiredResult>(method, raw).map(Outcome::InputRequired),
-        Some(other) => Err(ClientError::unexpected(method, format!("unknown resultType {other:?}"))),
+    outcome_shaped(method, raw, shape_of(method, raw)?)
+}
+
+fn outcome_shaped<T: DeserializeOwned + crate::model::MayRequireInput>(
+    method: &'static str,
+    raw: &RawValue,
+    shape: Shape,
+) -> Result<Outcome<T>, ClientError> {
+    match shape {
+        Shape::Complete => read(method, raw).map(Outcome::Complete),
+        Shape::InputRequired => read::<InputRequiredResult>(method, raw).map(Outcome::InputRequired),
+        Shape::Task => Err(ClientError::unexpected(method, "a task, which only tools/call may become")),
     }
 }
 
@@ -268,14 +293,16 @@ impl Client {
         for round in 0..=limit {
             let extras = Extras { subject: Some(subject), headers: headers.clone(), progress, ..Extras::default() };
             let mut raw = self.send(method, &params, extras).await?;
-            if method == Method::ToolsCall && result_type(method.name(), &raw)?.as_deref() == Some("task") {
+            let mut shape = shape_of(method.name(), &raw)?;
+            if shape == Shape::Task && method == Method::ToolsCall {
                 raw = self.follow_task(&raw).await?;
+                shape = shape_of(method.name(), &raw)?;
             }
             if round == 0 && self.inner.caching && method == Method::ResourcesRead {
                 let key = serde_json::to_string(&params).unwrap_or_default();
                 self.inner.cache.put(method, key, self.inner.link.transport.credential(), &raw);
             }
-            match outcome::<T>(method.name(), &raw)? {
+            match outcome_shaped::<T>(method.name(), &raw, shape)? {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => {
                     let responses = match asked.input_requests {
