@@ -56,22 +56,12 @@ struct Rmcp {
     arguments: JsonObject,
 }
 
-impl Rmcp {
+impl driver::Caller for Rmcp {
     async fn call(&self, tool: &'static str) {
         let params = CallToolRequestParams::new(tool).with_arguments(self.arguments.clone());
         let result = self.service.call_tool(params).await.unwrap_or_else(|e| panic!("{tool}: {e}"));
         let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.as_str());
         assert_eq!(text, Some("hi"), "{tool} answered {result:?}");
-    }
-}
-
-impl driver::Caller for Rmcp {
-    async fn echo(&self) {
-        self.call("echo").await;
-    }
-
-    async fn exchange(&self) {
-        self.call("confirm_echo").await;
     }
 }
 

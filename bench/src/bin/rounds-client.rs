@@ -36,20 +36,10 @@ impl ClientHandler for Confirmer {
 #[derive(Clone)]
 struct Rounds(Client);
 
-impl Rounds {
-    async fn call(&self, tool: &str) {
+impl driver::Caller for Rounds {
+    async fn call(&self, tool: &'static str) {
         let result = self.0.call_tool(tool, json!({"text": "hi"})).await.unwrap_or_else(|e| panic!("{tool}: {e}"));
         assert_eq!(result.content[0].as_text(), Some("hi"), "{tool} answered {result:?}");
-    }
-}
-
-impl driver::Caller for Rounds {
-    async fn echo(&self) {
-        self.call("echo").await;
-    }
-
-    async fn exchange(&self) {
-        self.call("confirm_echo").await;
     }
 }
 

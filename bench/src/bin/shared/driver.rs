@@ -66,11 +66,19 @@ pub struct Args {
 /// One framework's way of calling the bench server. Each call checks its answer and panics
 /// on a wrong one: a figure counts only answers that were right.
 pub trait Caller: Clone + Send + Sync + 'static {
-    /// One `tools/call` of `echo` with `{"text": "hi"}`; its answer must be `hi`.
-    fn echo(&self) -> impl Future<Output = ()> + Send;
-    /// One `confirm_echo` with `{"text": "hi"}`, its `input_required` answered by the client's
-    /// round loop (the form `{"confirm": true}`); the final answer must be `hi`.
-    fn exchange(&self) -> impl Future<Output = ()> + Send;
+    /// One `tools/call` of `tool` with `{"text": "hi"}`, any `input_required` answered by the
+    /// client's round loop (the form `{"confirm": true}`); the final answer must be `hi`.
+    fn call(&self, tool: &'static str) -> impl Future<Output = ()> + Send;
+
+    /// One call of `echo`.
+    fn echo(&self) -> impl Future<Output = ()> + Send {
+        self.call("echo")
+    }
+
+    /// One two-round exchange of `confirm_echo`.
+    fn exchange(&self) -> impl Future<Output = ()> + Send {
+        self.call("confirm_echo")
+    }
 }
 
 /// When a stretch ends: at a deadline, or after a number of calls.
