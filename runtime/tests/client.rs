@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_rounds::client::{Client, ClientError, ClientHandler, Lifecycle, Protocol, ServerHello};
+use mcp_rounds::client::{Asking, Client, ClientError, ClientHandler, Lifecycle, Protocol, ServerHello};
 use mcp_rounds::form::FormRequest;
 use mcp_rounds::model::{
     CallToolRequestParams, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction,
@@ -80,17 +80,20 @@ struct Person {
     name: &'static str,
     asked: AtomicUsize,
     forms: Mutex<Vec<String>>,
+    /// The key and round of each request, in order.
+    keys: Mutex<Vec<(String, usize)>>,
 }
 
 impl Person {
     fn named(name: &'static str) -> Self {
-        Person { name, asked: AtomicUsize::new(0), forms: Mutex::default() }
+        Person { name, asked: AtomicUsize::new(0), forms: Mutex::default(), keys: Mutex::default() }
     }
 }
 
 impl ClientHandler for &'static Person {
-    async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, Error> {
+    async fn elicit(&self, request: ElicitRequestParams, asking: &Asking) -> Result<ElicitResult, Error> {
         self.asked.fetch_add(1, Ordering::SeqCst);
+        self.keys.lock().unwrap().push((asking.key.clone(), asking.round));
         let ElicitRequestParams::Form(form) = request else { return Err(Error::invalid_params("forms only")) };
         self.forms.lock().unwrap().push(form.message);
         let mut content = Map::new();
@@ -100,8 +103,13 @@ impl ClientHandler for &'static Person {
         Ok(ElicitResult::accept(Some(content)))
     }
 
-    async fn create_message(&self, request: CreateMessageRequestParams) -> Result<CreateMessageResult, Error> {
+    async fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+        asking: &Asking,
+    ) -> Result<CreateMessageResult, Error> {
         self.asked.fetch_add(1, Ordering::SeqCst);
+        self.keys.lock().unwrap().push((asking.key.clone(), asking.round));
         let _ = request;
         Ok(CreateMessageResult::text_reply("test-model", "yes"))
     }
@@ -153,6 +161,13 @@ async fn rounds_are_answered_by_the_handler_in_both_eras() {
         assert_eq!(result.content[0].as_text(), Some("Hello, Ada! (yes)"), "{lifecycle:?}");
         assert_eq!(person.asked.load(Ordering::SeqCst), 2, "{lifecycle:?}");
         assert_eq!(*person.forms.lock().unwrap(), ["What is your name?"]);
+        // The key each answer goes under: the server's in a round; a session's, by method.
+        let expected: [(&str, usize); 2] = match lifecycle {
+            Lifecycle::Legacy => [("elicitation/create#1", 1), ("sampling/createMessage#1", 1)],
+            _ => [("who", 1), ("verdict", 2)],
+        };
+        let keys = person.keys.lock().unwrap().clone();
+        assert_eq!(keys, expected.map(|(k, r)| (k.to_owned(), r)), "{lifecycle:?}");
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_rounds::Error;
-use mcp_rounds::client::{Client, ClientBuilder, ClientHandler, Lifecycle, Protocol};
+use mcp_rounds::client::{Asking, Client, ClientBuilder, ClientHandler, Lifecycle, Protocol};
 use mcp_rounds::model::{
     CallToolResult, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ElicitationCapability, JsonObject, ListRootsResult, Root, SamplingCapability, SamplingContent,
@@ -94,7 +94,7 @@ impl Scripted {
 }
 
 impl ClientHandler for Scripted {
-    async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, Error> {
+    async fn elicit(&self, request: ElicitRequestParams, _asking: &Asking) -> Result<ElicitResult, Error> {
         match request {
             ElicitRequestParams::Form(form) => {
                 let schema = serde_json::to_value(&form.requested_schema).expect("a schema serializes");
@@ -112,7 +112,11 @@ impl ClientHandler for Scripted {
         }
     }
 
-    async fn create_message(&self, request: CreateMessageRequestParams) -> Result<CreateMessageResult, Error> {
+    async fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+        _asking: &Asking,
+    ) -> Result<CreateMessageResult, Error> {
         let prompt = request
             .messages
             .last()
@@ -132,7 +136,7 @@ impl ClientHandler for Scripted {
         Ok(CreateMessageResult::text_reply(MODEL, reply))
     }
 
-    async fn list_roots(&self) -> Result<ListRootsResult, Error> {
+    async fn list_roots(&self, _asking: &Asking) -> Result<ListRootsResult, Error> {
         self.record(Asked::Roots);
         Ok(ListRootsResult::new(ROOTS.map(Root::new)))
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_rounds::client::{ChildProcess, Client, ClientError, ClientHandler, Lifecycle, Notice, StreamableHttp};
+use mcp_rounds::client::{Asking, ChildProcess, Client, ClientError, ClientHandler, Lifecycle, Notice, StreamableHttp};
 use mcp_rounds::model::{
     CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ElicitResult, ElicitationCapability, JsonObject,
     SubscriptionFilter, TASKS_EXTENSION, Task, TaskStatus,
@@ -50,7 +50,7 @@ struct Agent {
 }
 
 impl ClientHandler for Agent {
-    async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, mcp_rounds::Error> {
+    async fn elicit(&self, request: ElicitRequestParams, _asking: &Asking) -> Result<ElicitResult, mcp_rounds::Error> {
         let _ = request;
         let mut content = Map::new();
         content.insert("go".into(), json!(true));

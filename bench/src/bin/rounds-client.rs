@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Parser;
 use mcp_rounds::Error;
-use mcp_rounds::client::{ChildProcess, Client, ClientHandler, Lifecycle};
+use mcp_rounds::client::{Asking, ChildProcess, Client, ClientHandler, Lifecycle};
 use mcp_rounds::model::{ClientCapabilities, ElicitRequestParams, ElicitResult, ElicitationCapability};
 use serde_json::{Map, json};
 
@@ -23,7 +23,7 @@ struct Confirmer {
 }
 
 impl ClientHandler for Confirmer {
-    async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, Error> {
+    async fn elicit(&self, request: ElicitRequestParams, _asking: &Asking) -> Result<ElicitResult, Error> {
         let ElicitRequestParams::Form(form) = request else { return Err(Error::invalid_params("forms only")) };
         assert_eq!(form.message, "Echo it?", "the server asked another form");
         self.asked.fetch_add(1, Ordering::Relaxed);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_rounds::client::{Client, ClientError, ClientHandler, Lifecycle, StreamableHttp};
+use mcp_rounds::client::{Asking, Client, ClientError, ClientHandler, Lifecycle, StreamableHttp};
 use mcp_rounds::model::{
     CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ElicitResult, ElicitationCapability, InputResponse,
     Outcome, SamplingCapability,
@@ -22,7 +22,7 @@ const DEADLINE: Duration = Duration::from_secs(25);
 struct Agreeable;
 
 impl ClientHandler for Agreeable {
-    async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, mcp_rounds::Error> {
+    async fn elicit(&self, request: ElicitRequestParams, _asking: &Asking) -> Result<ElicitResult, mcp_rounds::Error> {
         let ElicitRequestParams::Form(form) = request else { return Ok(ElicitResult::accept(None)) };
         let mut content = Map::new();
         for (name, field) in &form.requested_schema.properties {

@@ -171,6 +171,7 @@ impl ClientBuilder {
             listeners: listeners.clone(),
             progress: progress.clone(),
             tool_headers: tool_headers.clone(),
+            asked: Mutex::default(),
         }
         .spawn(settled.events);
         let inner = Connected {

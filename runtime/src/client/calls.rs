@@ -306,7 +306,7 @@ impl Client {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => {
                     let responses = match asked.input_requests {
-                        Some(requests) => Some(answer_round(&*self.inner.handler, requests).await?),
+                        Some(requests) => Some(answer_round(&*self.inner.handler, requests, round + 1).await?),
                         None => None,
                     };
                     params.resume(responses, asked.request_state);

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::ToolHeaders;
 use super::cache::Cache;
-use super::handler::DynHandler;
+use super::handler::{Asking, DynHandler};
 use super::listen::{Listeners, Notice};
 use super::message::Stamp;
 use super::rounds::{Unanswerable, respond};
@@ -38,6 +38,8 @@ pub(crate) struct Events {
     pub(crate) listeners: Arc<Listeners>,
     pub(crate) progress: Arc<ProgressRoutes>,
     pub(crate) tool_headers: Arc<Mutex<Option<ToolHeaders>>>,
+    /// How many requests of each method a 2025-11-25 server has sent.
+    pub(crate) asked: Mutex<HashMap<String, usize>>,
 }
 
 #[derive(Deserialize)]
@@ -146,7 +148,8 @@ impl Events {
                 let embedded = format!(r#"{{"method":{},"params":{params}}}"#, serde_json::Value::from(method));
                 let request: InputRequest = serde_json::from_str(&embedded)
                     .map_err(|e| Error::invalid_params(format!("the {method} params do not read: {e}")))?;
-                match respond(&*self.handler, request).await {
+                let asking = Asking::new(format!("{method}#{}", self.count(method)), 1);
+                match respond(&*self.handler, request, &asking).await {
                     Ok(response) => to_raw(&response),
                     Err(Unanswerable::Handler(error)) => Err(error),
                     Err(Unanswerable::Invalid(violation)) => Err(Error::internal_from(&violation)),
@@ -154,6 +157,16 @@ impl Events {
             }
             _ => Err(Error::method_not_found(method)),
         }
+    }
+}
+
+impl Events {
+    /// How many requests of `method` the session has sent, this one included.
+    fn count(&self, method: &str) -> usize {
+        let mut counts = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = counts.entry(method.to_owned()).or_insert(0);
+        *count += 1;
+        *count
     }
 }
 

@@ -20,23 +20,30 @@ use crate::model::{
 /// before it is sent (with the validator the server uses), so an `accept` may leave out the
 /// fields that have defaults.
 ///
+/// Each request comes with [`Asking`]: the key its answer goes under and the round, for a
+/// handler that answers from a script or shows the user where a call is.
+///
 /// ```
-/// use mcp_rounds::client::ClientHandler;
+/// use mcp_rounds::client::{Asking, ClientHandler};
 /// use mcp_rounds::model::{ElicitRequestParams, ElicitResult};
 ///
 /// struct AlwaysYes;
 ///
 /// impl ClientHandler for AlwaysYes {
-///     async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, mcp_rounds::Error> {
-///         let _ = request;
+///     async fn elicit(&self, request: ElicitRequestParams, asking: &Asking) -> Result<ElicitResult, mcp_rounds::Error> {
+///         let _ = (request, asking);
 ///         Ok(ElicitResult::accept(Some(serde_json::Map::new())))
 ///     }
 /// }
 /// ```
 pub trait ClientHandler: Send + Sync + 'static {
     /// `elicitation/create`: a form to fill in, or a URL to open.
-    fn elicit(&self, request: ElicitRequestParams) -> impl Future<Output = Result<ElicitResult, Error>> + Send {
-        let _ = request;
+    fn elicit(
+        &self,
+        request: ElicitRequestParams,
+        asking: &Asking,
+    ) -> impl Future<Output = Result<ElicitResult, Error>> + Send {
+        let _ = (request, asking);
         async { Err(Error::method_not_found(Method::ElicitationCreate.name())) }
     }
 
@@ -44,13 +51,15 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn create_message(
         &self,
         request: CreateMessageRequestParams,
+        asking: &Asking,
     ) -> impl Future<Output = Result<CreateMessageResult, Error>> + Send {
-        let _ = request;
+        let _ = (request, asking);
         async { Err(Error::method_not_found(Method::SamplingCreateMessage.name())) }
     }
 
     /// `roots/list`: the client's roots.
-    fn list_roots(&self) -> impl Future<Output = Result<ListRootsResult, Error>> + Send {
+    fn list_roots(&self, asking: &Asking) -> impl Future<Output = Result<ListRootsResult, Error>> + Send {
+        let _ = asking;
         async { Err(Error::method_not_found(Method::RootsList.name())) }
     }
 
@@ -71,24 +80,49 @@ pub trait ClientHandler: Send + Sync + 'static {
     }
 }
 
+/// What the server is asking for, besides the request itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Asking {
+    /// The key the answer goes under: the server's key in an `input_required` round; for a
+    /// 2025-11-25 server's own request, `<method>#<n>`, the n-th request of that method the
+    /// session has sent (from 1).
+    pub key: String,
+    /// Which round of the call asks it: 1 for the first `input_required` (a 2025-11-25
+    /// server's requests: 1).
+    pub round: usize,
+}
+
+impl Asking {
+    /// The request under `key`, in `round`.
+    pub fn new(key: impl Into<String>, round: usize) -> Self {
+        Asking { key: key.into(), round }
+    }
+}
+
 /// Answers nothing: every request refused, every notification ignored.
 impl ClientHandler for () {}
 
 /// A handler shared with the rest of the application (its state read elsewhere).
 impl<H: ClientHandler> ClientHandler for std::sync::Arc<H> {
-    fn elicit(&self, request: ElicitRequestParams) -> impl Future<Output = Result<ElicitResult, Error>> + Send {
-        (**self).elicit(request)
+    fn elicit(
+        &self,
+        request: ElicitRequestParams,
+        asking: &Asking,
+    ) -> impl Future<Output = Result<ElicitResult, Error>> + Send {
+        (**self).elicit(request, asking)
     }
 
     fn create_message(
         &self,
         request: CreateMessageRequestParams,
+        asking: &Asking,
     ) -> impl Future<Output = Result<CreateMessageResult, Error>> + Send {
-        (**self).create_message(request)
+        (**self).create_message(request, asking)
     }
 
-    fn list_roots(&self) -> impl Future<Output = Result<ListRootsResult, Error>> + Send {
-        (**self).list_roots()
+    fn list_roots(&self, asking: &Asking) -> impl Future<Output = Result<ListRootsResult, Error>> + Send {
+        (**self).list_roots(asking)
     }
 
     fn progress(&self, progress: ProgressNotificationParams) {
@@ -106,25 +140,41 @@ impl<H: ClientHandler> ClientHandler for std::sync::Arc<H> {
 
 /// [`ClientHandler`] with boxed futures, so that the client can hold any handler.
 pub(crate) trait DynHandler: Send + Sync + 'static {
-    fn elicit(&self, request: ElicitRequestParams) -> BoxFuture<'_, Result<ElicitResult, Error>>;
-    fn create_message(&self, request: CreateMessageRequestParams) -> BoxFuture<'_, Result<CreateMessageResult, Error>>;
-    fn list_roots(&self) -> BoxFuture<'_, Result<ListRootsResult, Error>>;
+    fn elicit<'a>(
+        &'a self,
+        request: ElicitRequestParams,
+        asking: &'a Asking,
+    ) -> BoxFuture<'a, Result<ElicitResult, Error>>;
+    fn create_message<'a>(
+        &'a self,
+        request: CreateMessageRequestParams,
+        asking: &'a Asking,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, Error>>;
+    fn list_roots<'a>(&'a self, asking: &'a Asking) -> BoxFuture<'a, Result<ListRootsResult, Error>>;
     fn progress(&self, progress: ProgressNotificationParams);
     fn log(&self, message: LoggingMessageNotificationParams);
     fn task(&self, task: &Task);
 }
 
 impl<H: ClientHandler> DynHandler for H {
-    fn elicit(&self, request: ElicitRequestParams) -> BoxFuture<'_, Result<ElicitResult, Error>> {
-        Box::pin(ClientHandler::elicit(self, request))
+    fn elicit<'a>(
+        &'a self,
+        request: ElicitRequestParams,
+        asking: &'a Asking,
+    ) -> BoxFuture<'a, Result<ElicitResult, Error>> {
+        Box::pin(ClientHandler::elicit(self, request, asking))
     }
 
-    fn create_message(&self, request: CreateMessageRequestParams) -> BoxFuture<'_, Result<CreateMessageResult, Error>> {
-        Box::pin(ClientHandler::create_message(self, request))
+    fn create_message<'a>(
+        &'a self,
+        request: CreateMessageRequestParams,
+        asking: &'a Asking,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, Error>> {
+        Box::pin(ClientHandler::create_message(self, request, asking))
     }
 
-    fn list_roots(&self) -> BoxFuture<'_, Result<ListRootsResult, Error>> {
-        Box::pin(ClientHandler::list_roots(self))
+    fn list_roots<'a>(&'a self, asking: &'a Asking) -> BoxFuture<'a, Result<ListRootsResult, Error>> {
+        Box::pin(ClientHandler::list_roots(self, asking))
     }
 
     fn progress(&self, progress: ProgressNotificationParams) {

@@ -67,7 +67,7 @@ pub mod transport;
 pub use builder::{ClientBuilder, DEFAULT_MAX_ROUNDS, DEFAULT_PROBE_TIMEOUT};
 pub use calls::{ByHand, RoundByRound};
 pub use error::ClientError;
-pub use handler::ClientHandler;
+pub use handler::{Asking, ClientHandler};
 pub use lifecycle::{Lifecycle, ServerHello};
 pub use listen::{Listening, Notice};
 pub use message::Protocol;

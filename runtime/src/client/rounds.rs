@@ -5,7 +5,7 @@
 use futures_util::future::try_join_all;
 
 use super::error::ClientError;
-use super::handler::DynHandler;
+use super::handler::{Asking, DynHandler};
 use crate::form::{FormViolation, fill_defaults, validate};
 use crate::model::{
     CallToolRequestParams, ElicitAction, ElicitRequestParams, GetPromptRequestParams, InputRequest, InputRequests,
@@ -33,14 +33,16 @@ macro_rules! resumable {
 
 resumable!(CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams);
 
-/// Answers every input request of one round, concurrently; the first failure fails the round.
+/// Answers every input request of `round`, concurrently; the first failure fails the round.
 pub(crate) async fn answer_round(
     handler: &dyn DynHandler,
     requests: InputRequests,
+    round: usize,
 ) -> Result<InputResponses, ClientError> {
     let answers = requests.into_iter().map(|(key, request)| async move {
-        let answer = answer(handler, &key, request).await?;
-        Ok::<_, ClientError>((key, answer))
+        let asking = Asking::new(key, round);
+        let answer = answer(handler, &asking, request).await?;
+        Ok::<_, ClientError>((asking.key, answer))
     });
     Ok(try_join_all(answers).await?.into_iter().collect())
 }
@@ -53,14 +55,15 @@ pub(crate) enum Unanswerable {
     Invalid(FormViolation),
 }
 
-/// Answers one input request with the handler, as an embedded request of round `key`.
+/// Answers one embedded input request with the handler.
 pub(crate) async fn answer(
     handler: &dyn DynHandler,
-    key: &str,
+    asking: &Asking,
     request: InputRequest,
 ) -> Result<InputResponse, ClientError> {
     let method = request.method().name();
-    respond(handler, request).await.map_err(|refusal| match refusal {
+    let key = asking.key.as_str();
+    respond(handler, request, asking).await.map_err(|refusal| match refusal {
         Unanswerable::Handler(error) => {
             ClientError::Unanswered { key: key.to_owned(), method: method.into(), reason: error.message().to_owned() }
         }
@@ -69,7 +72,11 @@ pub(crate) async fn answer(
 }
 
 /// The handler's answer to `request`, a form's defaults filled in and checked.
-pub(crate) async fn respond(handler: &dyn DynHandler, request: InputRequest) -> Result<InputResponse, Unanswerable> {
+pub(crate) async fn respond(
+    handler: &dyn DynHandler,
+    request: InputRequest,
+    asking: &Asking,
+) -> Result<InputResponse, Unanswerable> {
     let refused = Unanswerable::Handler;
     match request {
         InputRequest::Elicit { params } => {
@@ -77,7 +84,7 @@ pub(crate) async fn respond(handler: &dyn DynHandler, request: InputRequest) -> 
                 ElicitRequestParams::Form(form) => Some(form.requested_schema.clone()),
                 _ => None,
             };
-            let mut result = handler.elicit(params).await.map_err(refused)?;
+            let mut result = handler.elicit(params, asking).await.map_err(refused)?;
             if let (Some(schema), ElicitAction::Accept) = (schema, result.action) {
                 let content = result.content.get_or_insert_with(Default::default);
                 fill_defaults(content, &schema);
@@ -86,9 +93,11 @@ pub(crate) async fn respond(handler: &dyn DynHandler, request: InputRequest) -> 
             Ok(InputResponse::Elicit(result))
         }
         InputRequest::CreateMessage { params } => {
-            let result = handler.create_message(params).await.map_err(refused)?;
+            let result = handler.create_message(params, asking).await.map_err(refused)?;
             Ok(InputResponse::CreateMessage(Box::new(result)))
         }
-        InputRequest::ListRoots { .. } => Ok(InputResponse::ListRoots(handler.list_roots().await.map_err(refused)?)),
+        InputRequest::ListRoots { .. } => {
+            Ok(InputResponse::ListRoots(handler.list_roots(asking).await.map_err(refused)?))
+        }
     }
 }

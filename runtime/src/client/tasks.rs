@@ -47,6 +47,7 @@ impl Client {
         let mut task = created.task;
         let mut abandon = Abandon { client: self.clone(), task_id: Some(task.task_id.clone()) };
         let mut details: Option<DetailedTask> = None;
+        let mut rounds = 0;
         loop {
             self.inner.handler.task(&task);
             match task.status {
@@ -60,7 +61,8 @@ impl Client {
                         serde_json::from_value(serde_json::Value::Object(asked.into_iter().collect()))
                             .map_err(|e| ClientError::unexpected(Method::TasksGet.name(), e.to_string()))?;
                     if !requests.is_empty() {
-                        let answers = answer_round(&*self.inner.handler, requests).await?;
+                        rounds += 1;
+                        let answers = answer_round(&*self.inner.handler, requests, rounds).await?;
                         let input_responses: JsonObject = match serde_json::to_value(answers) {
                             Ok(serde_json::Value::Object(answers)) => answers,
                             _ => JsonObject::new(),
