@@ -176,13 +176,16 @@ impl TestClient {
 
     /// Sends `method` and decodes the result as `R`, or returns the JSON-RPC error.
     pub async fn request<R: DeserializeOwned>(&self, method: &str, params: Value) -> Result<R, ErrorObject> {
-        let response = self.request_raw(method, params).await;
-        if let Some(error) = response.get("error") {
-            return Err(serde_json::from_value(error.clone()).expect("an error object decodes"));
-        }
-        match serde_json::from_value::<R>(response["result"].clone()) {
+        let result = match self.client().await.request_raw(method, params).await {
+            Ok(result) => result,
+            Err(error) => match error.error_object() {
+                Some(object) => return Err(object.clone()),
+                None => panic!("{method}: {error}"),
+            },
+        };
+        match R::deserialize(&result) {
             Ok(result) => Ok(result),
-            Err(e) => panic!("the response does not decode as expected ({e}): {response}"),
+            Err(e) => panic!("the response does not decode as expected ({e}): {result}"),
         }
     }
 

@@ -173,7 +173,7 @@ fn default_client() -> Result<reqwest::Client, TransportError> {
 }
 
 impl HttpState {
-    fn post(&self, outbound: &Outbound) -> reqwest::RequestBuilder {
+    fn post(&self, outbound: Outbound) -> reqwest::RequestBuilder {
         let mut headers = self.fixed.get().cloned().unwrap_or_default();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in &outbound.headers {
@@ -187,7 +187,7 @@ impl HttpState {
         if let Some(session) = lock(&self.session).clone() {
             headers.insert(SESSION_ID, session);
         }
-        self.http().post(self.url().clone()).headers(headers).body(outbound.body.clone())
+        self.http().post(self.url().clone()).headers(headers).body(outbound.body)
     }
 
     fn http(&self) -> &reqwest::Client {
@@ -346,8 +346,9 @@ impl ClientTransport for StreamableHttp {
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
             let inbox = lock(&self.shared.inbox).clone().ok_or_else(|| TransportError::Closed("not open".into()))?;
-            let request = self.shared.post(&message);
-            match message.kind {
+            let kind = message.kind.clone();
+            let request = self.shared.post(message);
+            match kind {
                 OutboundKind::Request(id) => {
                     let shared = self.shared.clone();
                     let task_id = id.clone();
