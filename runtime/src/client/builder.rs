@@ -12,7 +12,7 @@ use super::handler::{ClientHandler, DynHandler};
 use super::lifecycle::{Lifecycle, Opening};
 use super::link::Link;
 use super::listen::Listeners;
-use super::transport::ClientTransport;
+use super::transport::{ClientTransport, Traffic, Watch, Watched};
 use super::{Client, Connected};
 use crate::model::{ClientCapabilities, Implementation};
 
@@ -46,6 +46,7 @@ pub struct ClientBuilder {
     handler: Arc<dyn DynHandler>,
     max_rounds: usize,
     caching: bool,
+    watch: Option<Watch>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -78,6 +79,7 @@ impl ClientBuilder {
             handler: Arc::new(()),
             max_rounds: DEFAULT_MAX_ROUNDS,
             caching: true,
+            watch: None,
         }
     }
 
@@ -146,9 +148,30 @@ impl ClientBuilder {
         self
     }
 
+    /// Shows `watch` every message exchanged with the server, the lifecycle's included, as
+    /// it is sent or received: for a client that lets its user see the conversation.
+    ///
+    /// ```
+    /// use mcp_rounds::client::{Client, Traffic};
+    ///
+    /// let builder = Client::builder().on_traffic(|traffic| match traffic {
+    ///     Traffic::Sent(body) => eprintln!("-> {}", String::from_utf8_lossy(body)),
+    ///     Traffic::Received(body) => eprintln!("<- {}", String::from_utf8_lossy(body)),
+    ///     _ => {}
+    /// });
+    /// # drop(builder);
+    /// ```
+    pub fn on_traffic(mut self, watch: impl Fn(Traffic<'_>) + Send + Sync + 'static) -> Self {
+        self.watch = Some(Arc::new(watch));
+        self
+    }
+
     /// Connects over `transport` and settles the protocol with the server.
     pub async fn connect(self, transport: impl ClientTransport) -> Result<Client, ClientError> {
-        let transport: Arc<dyn ClientTransport> = Arc::new(transport);
+        let transport: Arc<dyn ClientTransport> = match self.watch {
+            Some(watch) => Arc::new(Watched { inner: Arc::new(transport), watch }),
+            None => Arc::new(transport),
+        };
         let headers = transport.has_headers();
         let (mut link, events) = Link::open(transport).await.map_err(|e| ClientError::transport("connect", e))?;
         let settled = match self.opening.settle(&mut link, events).await {

@@ -74,7 +74,7 @@ pub use message::Protocol;
 pub use rounds::Resumable;
 #[cfg(feature = "client-http")]
 pub use transport::StreamableHttp;
-pub use transport::{ChildProcess, ClientTransport, Inbox, Outbound, OutboundKind, TransportError};
+pub use transport::{ChildProcess, ClientTransport, Inbox, Outbound, OutboundKind, Traffic, TransportError};
 
 use self::cache::Cache;
 use self::events::ProgressRoutes;

@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use indexmap::IndexMap;
 
 pub use field::{Choice, ChoiceOption, FieldKind, FieldOptions, FormChoice, FormField, RuntimeChoices};
-pub use validate::{FormViolation, fill_defaults, validate};
+pub use validate::{FormViolation, fill_defaults, validate, validate_field};
 
 use crate::model::{
     ElicitRequestFormParams, ElicitRequestParams, FormMode, InputRequest, JsonObject, ObjectType,

@@ -30,7 +30,7 @@ pub fn validate(content: &JsonObject, schema: &RequestedSchema) -> Result<(), Fo
     for (name, field) in &schema.properties {
         match content.get(name) {
             None | Some(Value::Null) => {}
-            Some(value) => check(name, value, field)?,
+            Some(value) => validate_field(name, value, field)?,
         }
     }
     Ok(())
@@ -100,7 +100,21 @@ fn many_of(
     Ok(())
 }
 
-fn check(field: &str, value: &Value, schema: &PrimitiveSchemaDefinition) -> Result<(), FormViolation> {
+/// Checks one field's value against its schema, as [`validate`] does for each field: for a
+/// client that asks field by field and asks again until the answer fits.
+///
+/// ```
+/// use mcp_rounds::form::validate_field;
+/// use mcp_rounds::model::{NumberSchema, NumberType, PrimitiveSchemaDefinition};
+///
+/// let mut shots = NumberSchema::default();
+/// shots.kind = NumberType::Integer;
+/// shots.maximum = Some(4.into());
+/// let shots = PrimitiveSchemaDefinition::Number(shots);
+/// assert!(validate_field("shots", &2.into(), &shots).is_ok());
+/// assert_eq!(validate_field("shots", &9.into(), &shots).unwrap_err().reason, "must be at most 4");
+/// ```
+pub fn validate_field(field: &str, value: &Value, schema: &PrimitiveSchemaDefinition) -> Result<(), FormViolation> {
     use PrimitiveSchemaDefinition as P;
     match schema {
         P::String(s) => {

@@ -60,6 +60,28 @@ pub struct CompleteRequestParams {
     pub context: Option<CompletionContext>,
 }
 
+impl CompleteRequestParams {
+    /// Completes `argument` of `reference`, with no other argument chosen yet.
+    ///
+    /// ```
+    /// use mcp_rounds::model::{CompleteRequestParams, CompletionArgument, CompletionReference};
+    ///
+    /// let reference = CompletionReference::Prompt { name: "review".into(), title: None };
+    /// let params = CompleteRequestParams::new(reference, CompletionArgument::new("language", "ru"));
+    /// assert_eq!(params.argument.value, "ru");
+    /// ```
+    pub fn new(reference: CompletionReference, argument: CompletionArgument) -> Self {
+        CompleteRequestParams { reference, argument, context: None }
+    }
+}
+
+impl CompletionArgument {
+    /// Argument `name`, typed so far as `value`.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        CompletionArgument { name: name.into(), value: value.into() }
+    }
+}
+
 /// The suggestions.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,15 +10,24 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 use super::TransportError;
+use super::watched::{Traffic, Watch};
 use crate::jsonrpc::{ErrorObject, RequestId};
 
 /// What a request gets back: its result, its JSON-RPC error, or why no answer came.
 pub(crate) type Delivery = Result<Result<Box<RawValue>, ErrorObject>, TransportError>;
 
 /// Where a transport delivers the server's messages. Cheap to clone.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Inbox {
     routes: Arc<Routes>,
+    /// Who sees each message first, if anyone watches.
+    watch: Option<Watch>,
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox").field("routes", &self.routes).field("watched", &self.watch.is_some()).finish()
+    }
 }
 
 #[derive(Debug)]
@@ -58,7 +67,12 @@ impl Inbox {
     pub(crate) fn new() -> (Inbox, mpsc::UnboundedReceiver<Event>) {
         let (events, receiver) = mpsc::unbounded_channel();
         let routes = Routes { waiting: Mutex::new(HashMap::default()), events };
-        (Inbox { routes: Arc::new(routes) }, receiver)
+        (Inbox { routes: Arc::new(routes), watch: None }, receiver)
+    }
+
+    /// The same inbox, every message shown to `watch` before it is delivered.
+    pub(crate) fn watched(self, watch: Watch) -> Inbox {
+        Inbox { watch: Some(watch), ..self }
     }
 
     /// Waits for the answer to `id`, which is about to be sent.
@@ -82,6 +96,9 @@ impl Inbox {
     /// One message from the server, as it arrived. Returns an error, and delivers nothing,
     /// when it is not a JSON-RPC message.
     pub fn deliver(&self, bytes: &[u8]) -> Result<(), TransportError> {
+        if let Some(watch) = &self.watch {
+            watch(Traffic::Received(bytes));
+        }
         let message: Message = serde_json::from_slice(bytes)
             .map_err(|e| TransportError::Malformed(format!("{e}: {}", TransportError::body_excerpt(bytes))))?;
         match (message.method, message.id) {
@@ -114,6 +131,10 @@ impl Inbox {
     /// The answer to `id` is this JSON-RPC error, whatever id the message itself carried (an
     /// HTTP error body may carry none).
     pub fn reject(&self, id: &RequestId, error: ErrorObject) {
+        if let Some(watch) = &self.watch {
+            let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": &error});
+            watch(Traffic::Received(message.to_string().as_bytes()));
+        }
         self.answer(id, Ok(Err(error)));
     }
 

@@ -19,12 +19,15 @@ mod http;
 mod inbox;
 #[cfg(feature = "client-http")]
 mod sse;
+mod watched;
 
 pub use child::ChildProcess;
 #[cfg(feature = "client-http")]
 pub use http::StreamableHttp;
 pub(crate) use inbox::Event;
 pub use inbox::Inbox;
+pub use watched::Traffic;
+pub(crate) use watched::{Watch, Watched};
 
 /// Carries JSON-RPC messages between a [`Client`](super::Client) and one server.
 ///

@@ -1,0 +1,244 @@
+//! Each subcommand: connect, ask, print the result for a person or as JSON.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::sync::Arc;
+
+use mcp_rounds::client::{Client, ServerHello};
+use mcp_rounds::model::{
+    CallToolRequestParams, CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
+    ServerCapabilities, SubscriptionFilter,
+};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::answering::Answering;
+use crate::arguments;
+use crate::failure::{Failure, usage};
+use crate::options::{Cli, Command, CompleteCommand, ListenArgs, PromptsCommand, ResourcesCommand, ToolsCommand};
+use crate::render;
+use crate::screen::Screen;
+use crate::target;
+
+/// Runs the command line; the server command is what followed `--`.
+pub async fn run(cli: Cli, server: Vec<OsString>) -> Result<(), Failure> {
+    if let Command::New(new) = &cli.command {
+        return crate::scaffold::write(new);
+    }
+    let screen = Arc::new(Screen::new(cli.verbose));
+    let answers = &cli.answering;
+    let answering = Answering::new(
+        answers.answers.as_deref(),
+        answers.sampling_command.clone(),
+        answers.roots.clone(),
+        screen.clone(),
+    )?;
+    let client = target::connect(&cli.target, &server, answering.clone(), &screen, cli.verbose).await?;
+    let output = Output { json: cli.json, screen: screen.clone() };
+    let outcome = dispatch(&client, cli.command, &output).await;
+    screen.clear();
+    client.close().await;
+    // What the person declined, or what could not be answered, decides the exit code even
+    // when the server answered the decline with a result.
+    answering.verdict()?;
+    outcome
+}
+
+struct Output {
+    json: bool,
+    screen: Arc<Screen>,
+}
+
+impl Output {
+    /// Prints `value` as JSON, or `human()` for a person.
+    fn print<T: Serialize>(&self, value: &T, human: impl FnOnce() -> String) -> Result<(), Failure> {
+        self.screen.clear();
+        let text = if self.json {
+            let mut text = serde_json::to_string_pretty(value).map_err(|e| Failure::Io(e.to_string()))?;
+            text.push('\n');
+            text
+        } else {
+            human()
+        };
+        write_out(&text)
+    }
+}
+
+/// Writes to stdout; a reader that went away (`| head`) is not an error.
+fn write_out(text: &str) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::Io(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+async fn dispatch(client: &Client, command: Command, out: &Output) -> Result<(), Failure> {
+    match command {
+        Command::Discover => discover(client, out),
+        Command::Tools(ToolsCommand::List) => {
+            let tools = client.list_all_tools().await?;
+            out.print(&json!({"tools": tools}), || render::tools(&tools))
+        }
+        Command::Tools(ToolsCommand::Call { name, arguments, json_arguments }) => {
+            call(client, &name, &arguments, json_arguments.as_deref(), out).await
+        }
+        Command::Resources(ResourcesCommand::List) => {
+            let resources = client.list_all_resources().await?;
+            out.print(&json!({"resources": resources}), || render::resources(&resources))
+        }
+        Command::Resources(ResourcesCommand::Templates) => {
+            let templates = client.list_all_resource_templates().await?;
+            out.print(&json!({"resourceTemplates": templates}), || render::templates(&templates))
+        }
+        Command::Resources(ResourcesCommand::Read { uri }) => {
+            let result = client.read_resource(&uri).await?;
+            out.print(&result, || render::read(&result))
+        }
+        Command::Prompts(PromptsCommand::List) => {
+            let prompts = client.list_all_prompts().await?;
+            out.print(&json!({"prompts": prompts}), || render::prompts(&prompts))
+        }
+        Command::Prompts(PromptsCommand::Get { name, arguments }) => {
+            let prompts = client.list_all_prompts().await?;
+            let Some(prompt) = prompts.iter().find(|p| p.name == name) else {
+                return Err(usage(not_found("prompt", &name, prompts.iter().map(|p| p.name.as_str()))));
+            };
+            let arguments = arguments::prompt_arguments(prompt, &arguments)?;
+            let result = client.get_prompt(&name, arguments).await?;
+            out.print(&result, || render::prompt(&result))
+        }
+        Command::Complete(complete) => {
+            let params = completion(complete)?;
+            let result = client.complete(params).await?;
+            out.print(&result, || render::completion(&result))
+        }
+        Command::Listen(args) => listen(client, args, out).await,
+        Command::New(_) => unreachable!("`new` needs no server and returned before connecting"),
+    }
+}
+
+fn not_found<'a>(kind: &str, name: &str, known: impl Iterator<Item = &'a str>) -> String {
+    let known: Vec<&str> = known.collect();
+    let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+    format!("the server has no {kind} `{name}` (it has: {known})")
+}
+
+async fn call(
+    client: &Client,
+    name: &str,
+    pairs: &[String],
+    json_arguments: Option<&str>,
+    out: &Output,
+) -> Result<(), Failure> {
+    let tools = client.list_all_tools().await?;
+    let Some(tool) = tools.iter().find(|t| t.name == name) else {
+        return Err(usage(not_found("tool", name, tools.iter().map(|t| t.name.as_str()))));
+    };
+    let arguments = arguments::tool_arguments(tool, pairs, json_arguments)?;
+    let params = CallToolRequestParams::new(name, arguments);
+    let screen = out.screen.clone();
+    let result = client.call_tool_with_progress(params, move |progress| screen.progress(&progress)).await?;
+    if result.is_error == Some(true) && !out.json {
+        out.screen.clear();
+        out.screen.note(&format!("{} tool `{name}` reported an error:", console::style("error:").red().bold()));
+        out.screen.note(render::call(&result).trim_end());
+        return Err(Failure::Tool(name.to_owned()));
+    }
+    out.print(&result, || render::call(&result))?;
+    if result.is_error == Some(true) {
+        return Err(Failure::Tool(name.to_owned()));
+    }
+    Ok(())
+}
+
+fn discover(client: &Client, out: &Output) -> Result<(), Failure> {
+    let (value, capabilities, versions, instructions) = match client.hello() {
+        ServerHello::Discovered(found) => (
+            serde_json::to_value(found).unwrap_or(Value::Null),
+            &found.capabilities,
+            found.supported_versions.join(", "),
+            found.instructions.as_deref(),
+        ),
+        ServerHello::Initialized(session) => (
+            serde_json::to_value(session).unwrap_or(Value::Null),
+            &session.capabilities,
+            session.protocol_version.clone(),
+            session.instructions.as_deref(),
+        ),
+        _ => return Err(usage("the server was not asked who it is")),
+    };
+    out.print(&value, || {
+        let mut text = String::new();
+        if let Some(info) = client.server_info() {
+            let title = info.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
+            text.push_str(&format!("{} {}{title}\n", console::style(&info.name).bold(), info.version));
+        }
+        let era = if client.protocol().is_legacy() { " (a 2025-11-25 session)" } else { "" };
+        text.push_str(&format!("protocol: {}{era}; the server speaks {versions}\n", client.protocol().version()));
+        text.push_str(&format!("capabilities: {}\n", capability_names(capabilities)));
+        if let Some(instructions) = instructions {
+            text.push_str(&format!("instructions:\n  {}\n", instructions.trim().replace('\n', "\n  ")));
+        }
+        text
+    })
+}
+
+fn capability_names(capabilities: &ServerCapabilities) -> String {
+    let value = serde_json::to_value(capabilities).unwrap_or(Value::Null);
+    let mut names = Vec::new();
+    for (name, detail) in value.as_object().into_iter().flatten() {
+        let flags: Vec<&str> = detail
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(_, on)| on.as_bool() == Some(true) || on.is_object())
+            .map(|(flag, _)| flag.as_str())
+            .collect();
+        names.push(if flags.is_empty() { name.clone() } else { format!("{name} ({})", flags.join(", ")) });
+    }
+    if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+}
+
+fn completion(command: CompleteCommand) -> Result<CompleteRequestParams, Failure> {
+    let (reference, argument, partial, context) = match command {
+        CompleteCommand::Prompt { name, argument, partial, context } => {
+            (CompletionReference::Prompt { name, title: None }, argument, partial, context)
+        }
+        CompleteCommand::Resource { template, argument, partial, context } => {
+            (CompletionReference::Resource { uri: template }, argument, partial, context)
+        }
+    };
+    let mut params = CompleteRequestParams::new(reference, CompletionArgument::new(argument, partial));
+    if !context.is_empty() {
+        let mut given = CompletionContext::default();
+        given.arguments = Some(arguments::context(&context)?);
+        params.context = Some(given);
+    }
+    Ok(params)
+}
+
+async fn listen(client: &Client, args: ListenArgs, out: &Output) -> Result<(), Failure> {
+    let mut filter = SubscriptionFilter::default();
+    let nothing_named = args.uris.is_empty()
+        && args.task_ids.is_empty()
+        && !(args.tools_list_changed || args.prompts_list_changed || args.resources_list_changed);
+    let flag = |on: bool| (on || nothing_named).then_some(true);
+    filter.tools_list_changed = flag(args.tools_list_changed);
+    filter.prompts_list_changed = flag(args.prompts_list_changed);
+    filter.resources_list_changed = flag(args.resources_list_changed);
+    filter.resource_subscriptions = (!args.uris.is_empty()).then_some(args.uris);
+    filter.task_ids = (!args.task_ids.is_empty()).then_some(args.task_ids);
+    let mut changes = client.listen(filter).await?;
+    loop {
+        tokio::select! {
+            change = changes.next() => match change {
+                Some(change) => write_out(&format!("{}\n", render::notice(&change?, out.json)))?,
+                None => return Ok(()),
+            },
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        }
+    }
+}

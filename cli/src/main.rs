@@ -1,0 +1,50 @@
+//! `mcp-rounds`: calls any MCP server from a terminal, answers its forms there, and writes new
+//! servers. A thin user of the `mcp-rounds` client: parsing, prompts, rendering, exit codes.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod answering;
+mod arguments;
+mod commands;
+mod failure;
+mod options;
+mod prompt;
+mod render;
+mod sampling;
+mod scaffold;
+mod screen;
+mod target;
+
+fn main() -> ExitCode {
+    let (args, server) = options::split_server(std::env::args_os());
+    let cli = options::Cli::parse_from(args);
+    // The client's own diagnostics, as RUST_LOG asks (warnings by default).
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("mcp-rounds: cannot start: {e}");
+            return failure::exit(failure::TRANSPORT);
+        }
+    };
+    let outcome = runtime.block_on(commands::run(cli, server));
+    // A child server still shutting down, or a prompt's thread, must not hold the exit.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => failure::exit(failure::SUCCESS),
+        Err(failure) => {
+            if !failure.shown() {
+                eprintln!("{} {failure}", console::style("mcp-rounds:").red().bold());
+            }
+            failure::exit(failure.exit_code())
+        }
+    }
+}

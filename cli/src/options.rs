@@ -1,0 +1,296 @@
+//! The command line: what clap parses, and the server command after `--`, split off first so
+//! that every option is accepted anywhere before it.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The exit codes, as `--help` and the README list them.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  the tool ran and reported an error (isError)
+  2  usage: a bad option or argument
+  3  protocol: the server answered with an error, or something that is not MCP
+  4  transport: the server could not be reached, or the connection failed
+  5  input declined, or a request the command could not answer
+  6  authorization needed";
+
+const USAGE: &str = "\
+mcp-rounds [OPTIONS] <COMMAND> [ARGS]... --url <URL>
+       mcp-rounds [OPTIONS] <COMMAND> [ARGS]... -- <SERVER COMMAND>...
+       mcp-rounds new <NAME> [--path <CHECKOUT>]";
+
+/// Calls any MCP server from a terminal, answers its forms there, and starts new servers.
+///
+/// The server is either `--url URL` (Streamable HTTP) or a command after `--`, run as a child
+/// process over stdio. Options go anywhere before `--`.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-rounds", version, override_usage = USAGE, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Which server.
+    #[command(flatten)]
+    pub target: TargetOptions,
+    /// How the server's questions are answered.
+    #[command(flatten)]
+    pub answering: AnsweringOptions,
+    /// Print exactly the final result as JSON, for scripts (`listen`: one object a line).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Show every message exchanged with the server, on stderr.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+}
+
+/// Where the server is and how to talk to it.
+#[derive(Debug, Args)]
+pub struct TargetOptions {
+    /// The server's Streamable HTTP endpoint.
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
+    /// A header sent with every HTTP request (repeatable).
+    #[arg(long = "header", short = 'H', global = true, value_name = "'NAME: VALUE'", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// A bearer token for HTTP.
+    #[arg(long, global = true, env = "MCP_BEARER_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub bearer: Option<String>,
+    /// The protocol: `auto` asks `server/discover` and falls back to the 2025-11-25 handshake.
+    #[arg(long, global = true, value_enum, default_value_t = ProtocolChoice::Auto, value_name = "VERSION")]
+    pub protocol: ProtocolChoice,
+    /// Give up on a request after this many seconds (default: wait as long as it takes).
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// Which protocol to speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolChoice {
+    /// Discover, else the handshake.
+    Auto,
+    /// 2026-07-28 only.
+    #[value(name = "2026-07-28")]
+    Modern,
+    /// The 2025-11-25 handshake only.
+    #[value(name = "2025-11-25")]
+    Legacy,
+}
+
+/// Who answers the server's forms, sampling and roots requests.
+#[derive(Debug, Args)]
+pub struct AnsweringOptions {
+    /// Answers by input-request key, as JSON: `{"KEY": {"action": "accept", "content": {...}}}`
+    /// (a 2025-11-25 server's requests are keyed `<method>#<n>`). No prompt is shown for them.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+    /// Answers sampling requests: run with the request as JSON on its stdin, its stdout is the
+    /// model's reply.
+    #[arg(long, global = true, value_name = "CMD")]
+    pub sampling_command: Option<String>,
+    /// A root to give the server when it asks (a directory or a URI; repeatable).
+    #[arg(long = "root", global = true, value_name = "DIR|URI")]
+    pub roots: Vec<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Who the server is: its versions, capabilities and instructions.
+    Discover,
+    /// List or call tools.
+    #[command(subcommand)]
+    Tools(ToolsCommand),
+    /// List or read resources.
+    #[command(subcommand)]
+    Resources(ResourcesCommand),
+    /// List or get prompts.
+    #[command(subcommand)]
+    Prompts(PromptsCommand),
+    /// Ask for completions of a prompt's argument or a template's variable.
+    #[command(subcommand)]
+    Complete(CompleteCommand),
+    /// Print each change the server announces, as it arrives, until interrupted.
+    Listen(ListenArgs),
+    /// Write a new server crate that builds and passes its tests.
+    New(NewArgs),
+}
+
+/// `tools …`
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// Every tool, over every page.
+    List,
+    /// Call a tool, answering the rounds it asks.
+    Call {
+        /// The tool.
+        name: String,
+        /// Arguments, typed by the tool's input schema (JSON for objects and arrays).
+        #[arg(value_name = "KEY=VALUE")]
+        arguments: Vec<String>,
+        /// The arguments as one JSON object (KEY=VALUE pairs are added to it).
+        #[arg(long = "args", value_name = "JSON")]
+        json_arguments: Option<String>,
+    },
+}
+
+/// `resources …`
+#[derive(Debug, Subcommand)]
+pub enum ResourcesCommand {
+    /// Every resource, over every page.
+    List,
+    /// Every resource template.
+    Templates,
+    /// Read a resource, answering the rounds it asks.
+    Read {
+        /// Its URI.
+        uri: String,
+    },
+}
+
+/// `prompts …`
+#[derive(Debug, Subcommand)]
+pub enum PromptsCommand {
+    /// Every prompt, over every page.
+    List,
+    /// Get a prompt's messages, answering the rounds it asks.
+    Get {
+        /// The prompt.
+        name: String,
+        /// Its arguments (text).
+        #[arg(value_name = "KEY=VALUE")]
+        arguments: Vec<String>,
+    },
+}
+
+/// `complete …`
+#[derive(Debug, Subcommand)]
+pub enum CompleteCommand {
+    /// Complete an argument of a prompt.
+    Prompt {
+        /// The prompt.
+        name: String,
+        /// The argument.
+        argument: String,
+        /// What is typed so far.
+        #[arg(allow_hyphen_values = true)]
+        partial: String,
+        /// An argument already chosen (repeatable).
+        #[arg(long = "context", value_name = "KEY=VALUE")]
+        context: Vec<String>,
+    },
+    /// Complete a variable of a resource template.
+    Resource {
+        /// The template, as listed.
+        template: String,
+        /// The variable.
+        argument: String,
+        /// What is typed so far.
+        #[arg(allow_hyphen_values = true)]
+        partial: String,
+        /// A variable already chosen (repeatable).
+        #[arg(long = "context", value_name = "KEY=VALUE")]
+        context: Vec<String>,
+    },
+}
+
+/// `listen …`: the filter of `subscriptions/listen`. With no flag and no URI, every list change.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// Resources whose updates to receive.
+    #[arg(value_name = "URI")]
+    pub uris: Vec<String>,
+    /// Changes of the tools list.
+    #[arg(long)]
+    pub tools_list_changed: bool,
+    /// Changes of the prompts list.
+    #[arg(long)]
+    pub prompts_list_changed: bool,
+    /// Changes of the resources list.
+    #[arg(long)]
+    pub resources_list_changed: bool,
+    /// A task whose states to receive (repeatable).
+    #[arg(long = "task-id", value_name = "ID")]
+    pub task_ids: Vec<String>,
+}
+
+/// `new …`
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The crate's name; it is written to a directory of that name.
+    pub name: String,
+    /// A local checkout of mcp-rounds to depend on (default: the published crate).
+    #[arg(long, value_name = "CHECKOUT")]
+    pub path: Option<PathBuf>,
+}
+
+/// The command line up to `--`, and the server command after it (empty when there is none).
+pub fn split_server(args: impl IntoIterator<Item = OsString>) -> (Vec<OsString>, Vec<OsString>) {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    match args.iter().position(|a| a == "--") {
+        Some(at) => {
+            let server = args.split_off(at + 1);
+            args.pop();
+            (args, server)
+        }
+        None => (args, Vec::new()),
+    }
+}
+
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once(':').ok_or_else(|| format!("`{text}` is not 'NAME: VALUE'"))?;
+    let name = name.trim();
+    let is_token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(is_token) {
+        return Err(format!("`{name}` is not a header name"));
+    }
+    let value = value.trim();
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(format!("the value of `{name}` has a control character"));
+    }
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is not a number of seconds"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_server_command_is_everything_after_the_first_separator() {
+        let (ours, server) = split_server(os(&["mcp-rounds", "tools", "list", "--", "srv", "--", "x"]));
+        assert_eq!(ours, os(&["mcp-rounds", "tools", "list"]));
+        assert_eq!(server, os(&["srv", "--", "x"]));
+        assert_eq!(split_server(os(&["mcp-rounds", "discover"])).1, Vec::<OsString>::new());
+    }
+
+    #[test]
+    fn options_are_accepted_before_and_after_the_subcommand() {
+        let cli =
+            Cli::try_parse_from(["mcp-rounds", "--json", "tools", "call", "t", "a=1", "--answers", "f.json"]).unwrap();
+        assert!(cli.json);
+        assert_eq!(cli.answering.answers, Some(PathBuf::from("f.json")));
+        let cli =
+            Cli::try_parse_from(["mcp-rounds", "tools", "list", "--url", "http://x/mcp", "-H", "X-A: b: c"]).unwrap();
+        assert_eq!(cli.target.url.as_deref(), Some("http://x/mcp"));
+        assert_eq!(cli.target.headers, [("X-A".to_owned(), "b: c".to_owned())]);
+    }
+
+    #[test]
+    fn a_bad_header_names_itself() {
+        let error = Cli::try_parse_from(["mcp-rounds", "discover", "-H", "no colon"]).unwrap_err();
+        assert!(error.to_string().contains("`no colon` is not 'NAME: VALUE'"), "{error}");
+        let error = Cli::try_parse_from(["mcp-rounds", "discover", "-H", "bad name: v"]).unwrap_err();
+        assert!(error.to_string().contains("`bad name` is not a header name"), "{error}");
+    }
+}

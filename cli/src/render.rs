@@ -1,0 +1,251 @@
+//! Results as a person reads them: text as text, structured content pretty-printed, images
+//! and resources summarised, lists one entry a line. (`--json` prints the result as it came.)
+
+use std::fmt::Write as _;
+
+use console::style;
+use mcp_rounds::client::Notice;
+use mcp_rounds::model::{
+    CallToolResult, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, Tool,
+};
+use serde_json::{Value, json};
+
+/// Tools, one a paragraph: name, hints, description, arguments.
+pub fn tools(tools: &[Tool]) -> String {
+    let mut out = String::new();
+    for tool in tools {
+        let mut hints = Vec::new();
+        if let Some(a) = &tool.annotations {
+            if a.read_only_hint == Some(true) {
+                hints.push("read-only");
+            }
+            if a.destructive_hint == Some(true) {
+                hints.push("destructive");
+            }
+        }
+        let hints = if hints.is_empty() { String::new() } else { format!(" [{}]", hints.join(", ")) };
+        let title = tool.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
+        let _ = writeln!(out, "{}{title}{}", style(&tool.name).bold(), style(hints).dim());
+        if let Some(description) = &tool.description {
+            let _ = writeln!(out, "  {}", first_line(description));
+        }
+        let arguments = schema_arguments(&tool.input_schema);
+        if !arguments.is_empty() {
+            let _ = writeln!(out, "  {} {}", style("arguments:").dim(), arguments.join(", "));
+        }
+    }
+    out
+}
+
+fn schema_arguments(schema: &serde_json::Map<String, Value>) -> Vec<String> {
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    properties
+        .into_iter()
+        .flatten()
+        .map(|(name, property)| {
+            let kind = match property.get("type") {
+                Some(Value::String(t)) => t.clone(),
+                Some(Value::Array(t)) => t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|"),
+                _ if property.get("enum").is_some() => "enum".to_owned(),
+                _ => "any".to_owned(),
+            };
+            let optional = if required.contains(&name.as_str()) { "" } else { "?" };
+            format!("{name}{optional}: {kind}")
+        })
+        .collect()
+}
+
+/// The first paragraph, on one line.
+fn first_line(text: &str) -> String {
+    let lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
+    lines.take_while(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// A tool's result: its content, then its structured content unless a text block already is
+/// that JSON (the copy servers add for older clients).
+pub fn call(result: &CallToolResult) -> String {
+    let mut out = String::new();
+    let structured = result.structured_content.as_ref();
+    for block in &result.content {
+        if let (ContentBlock::Text(text), Some(structured)) = (block, structured)
+            && serde_json::from_str::<Value>(&text.text).ok().as_ref() == Some(structured)
+        {
+            continue;
+        }
+        out.push_str(&content(block));
+        out.push('\n');
+    }
+    if let Some(structured) = structured {
+        out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+fn size(bytes: usize) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} bytes"),
+        b if b < 1024 * 1024 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+/// Base64 text's decoded length, near enough for a summary.
+fn decoded(base64: &str) -> usize {
+    base64.trim_end_matches('=').len() * 3 / 4
+}
+
+fn content(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::Image(image) => format!("[image: {}, {}]", image.mime_type, size(decoded(&image.data))),
+        ContentBlock::Audio(audio) => format!("[audio: {}, {}]", audio.mime_type, size(decoded(&audio.data))),
+        ContentBlock::ResourceLink(link) => {
+            let mime = link.mime_type.as_deref().map(|m| format!(", {m}")).unwrap_or_default();
+            format!("[link: {} <{}>{mime}]", link.name, link.uri)
+        }
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::Text(text) => {
+                format!("[resource {}: {} characters]\n{}", text.uri, text.text.chars().count(), text.text)
+            }
+            ResourceContents::Blob(blob) => {
+                let mime = blob.mime_type.as_deref().unwrap_or("binary");
+                format!("[resource {}: {mime}, {}]", blob.uri, size(decoded(&blob.blob)))
+            }
+        },
+    }
+}
+
+/// Resources: URI, name, type.
+pub fn resources(resources: &[Resource]) -> String {
+    let mut out = String::new();
+    for r in resources {
+        let mime = r.mime_type.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        let _ = writeln!(out, "{}  {}{}", style(&r.uri).bold(), r.title.as_ref().unwrap_or(&r.name), style(mime).dim());
+        if let Some(description) = &r.description {
+            let _ = writeln!(out, "  {}", first_line(description));
+        }
+    }
+    out
+}
+
+/// Resource templates.
+pub fn templates(templates: &[ResourceTemplate]) -> String {
+    let mut out = String::new();
+    for t in templates {
+        let mime = t.mime_type.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        let name = t.title.as_ref().unwrap_or(&t.name);
+        let _ = writeln!(out, "{}  {name}{}", style(&t.uri_template).bold(), style(mime).dim());
+        if let Some(description) = &t.description {
+            let _ = writeln!(out, "  {}", first_line(description));
+        }
+    }
+    out
+}
+
+/// A resource's contents: text as text, binary summarised.
+pub fn read(result: &ReadResourceResult) -> String {
+    let mut out = String::new();
+    let several = result.contents.len() > 1;
+    for contents in &result.contents {
+        match contents {
+            ResourceContents::Text(text) => {
+                if several {
+                    let _ = writeln!(out, "{}", style(format!("── {}", text.uri)).dim());
+                }
+                out.push_str(&text.text);
+                if !text.text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            ResourceContents::Blob(blob) => {
+                let mime = blob.mime_type.as_deref().unwrap_or("binary");
+                let _ = writeln!(out, "[{}: {mime}, {}; see --json]", blob.uri, size(decoded(&blob.blob)));
+            }
+        }
+    }
+    out
+}
+
+/// Prompts, with their arguments.
+pub fn prompts(prompts: &[Prompt]) -> String {
+    let mut out = String::new();
+    for p in prompts {
+        let title = p.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
+        let _ = writeln!(out, "{}{title}", style(&p.name).bold());
+        if let Some(description) = &p.description {
+            let _ = writeln!(out, "  {}", first_line(description));
+        }
+        let arguments: Vec<String> = p
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| format!("{}{}", a.name, if a.required == Some(true) { "" } else { "?" }))
+            .collect();
+        if !arguments.is_empty() {
+            let _ = writeln!(out, "  {} {}", style("arguments:").dim(), arguments.join(", "));
+        }
+    }
+    out
+}
+
+/// A prompt's messages, each under its role.
+pub fn prompt(result: &GetPromptResult) -> String {
+    let mut out = String::new();
+    if let Some(description) = &result.description {
+        let _ = writeln!(out, "{}", style(description).dim());
+    }
+    for message in &result.messages {
+        let role = serde_json::to_value(message.role).ok().and_then(|r| r.as_str().map(str::to_owned));
+        let _ = writeln!(out, "{}", style(format!("{}:", role.unwrap_or_default())).bold());
+        let _ = writeln!(out, "{}", content(&message.content));
+    }
+    out
+}
+
+/// Completion values, one a line.
+pub fn completion(result: &CompleteResult) -> String {
+    let mut out = String::new();
+    for value in &result.completion.values {
+        let _ = writeln!(out, "{value}");
+    }
+    let shown = result.completion.values.len() as u64;
+    if let Some(total) = result.completion.total.filter(|t| *t > shown) {
+        let _ = writeln!(out, "{}", style(format!("({} more)", total - shown)).dim());
+    } else if result.completion.has_more == Some(true) {
+        let _ = writeln!(out, "{}", style("(more)").dim());
+    }
+    out
+}
+
+/// A change from `listen`: a line for a person, or one JSON object.
+pub fn notice(notice: &Notice, json: bool) -> String {
+    let value = match notice {
+        Notice::Acknowledged(filter) => json!({"notice": "acknowledged", "filter": filter}),
+        Notice::ToolsListChanged => json!({"notice": "toolsListChanged"}),
+        Notice::PromptsListChanged => json!({"notice": "promptsListChanged"}),
+        Notice::ResourcesListChanged => json!({"notice": "resourcesListChanged"}),
+        Notice::ResourceUpdated { uri } => json!({"notice": "resourceUpdated", "uri": uri}),
+        Notice::Task(task) => json!({"notice": "task", "task": task}),
+        Notice::Relistened => json!({"notice": "relistened"}),
+        _ => json!({"notice": "unknown"}),
+    };
+    if json {
+        return value.to_string();
+    }
+    match notice {
+        Notice::Acknowledged(_) => style("listening").dim().to_string(),
+        Notice::ToolsListChanged => "the tools changed".to_owned(),
+        Notice::PromptsListChanged => "the prompts changed".to_owned(),
+        Notice::ResourcesListChanged => "the resources changed".to_owned(),
+        Notice::ResourceUpdated { uri } => format!("updated: {uri}"),
+        Notice::Task(task) => format!("task: {}", serde_json::to_string(task).unwrap_or_default()),
+        Notice::Relistened => {
+            style("the stream dropped and was opened again: anything may have changed").dim().to_string()
+        }
+        _ => value.to_string(),
+    }
+}
