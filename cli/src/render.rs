@@ -64,11 +64,13 @@ fn first_line(text: &str) -> String {
     lines.take_while(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
-/// A tool's result: its content, then its structured content unless a text block already is
-/// that JSON (the copy servers add for older clients).
+/// A tool's result: its content, then its structured content unless a text block already
+/// shows it (the JSON copy servers add for older clients, or the text of a lone value that an
+/// SDK wrapped as `{"result": …}`).
 pub fn call(result: &CallToolResult) -> String {
     let mut out = String::new();
     let structured = result.structured_content.as_ref();
+    let texts: Vec<&str> = result.content.iter().filter_map(|b| b.as_text()).collect();
     for block in &result.content {
         if let (ContentBlock::Text(text), Some(structured)) = (block, structured)
             && serde_json::from_str::<Value>(&text.text).ok().as_ref() == Some(structured)
@@ -78,11 +80,21 @@ pub fn call(result: &CallToolResult) -> String {
         out.push_str(&content(block));
         out.push('\n');
     }
-    if let Some(structured) = structured {
+    if let Some(structured) = structured.filter(|s| !shown_by(s, &texts)) {
         out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
         out.push('\n');
     }
     out
+}
+
+fn shown_by(structured: &Value, texts: &[&str]) -> bool {
+    let alone = structured.as_object().filter(|o| o.len() == 1).and_then(|o| o.values().next());
+    texts.iter().any(|text| {
+        serde_json::from_str::<Value>(text).ok().as_ref() == Some(structured)
+            || alone.is_some_and(|v| {
+                v.as_str() == Some(text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(v)
+            })
+    })
 }
 
 fn size(bytes: usize) -> String {

@@ -1,0 +1,195 @@
+//! What the command's tests share: the binaries, a notes data directory, the Python SDK server,
+//! and a real terminal (tmux) to type into and read.
+
+#![allow(dead_code)] // each test file uses its own part
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_rounds_tests::python;
+
+/// How long a screen may take to show what a test waits for.
+pub const SCREEN_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The `mcp-rounds` binary under test.
+pub fn mcp_rounds() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-rounds")
+}
+
+/// The notes server, built beside the command (`cargo test --workspace` builds both; alone,
+/// this builds it).
+pub fn notes_server() -> PathBuf {
+    let binary = Path::new(mcp_rounds()).with_file_name("notes-server");
+    if !binary.exists() {
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--quiet", "-p", "notes-server", "--bin", "notes-server"])
+            .current_dir(python::workspace_root())
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cannot build the notes server");
+    }
+    binary
+}
+
+/// The Python SDK's server for the interop tests, as a command line.
+pub fn python_server() -> Vec<String> {
+    let script = python::workspace_root().join("tests/python/interop_server.py");
+    vec![python::interpreter().display().to_string(), script.display().to_string(), "--stdio".into()]
+}
+
+/// A notes data directory, seeded by the server's first start, removed when dropped.
+pub struct NotesData {
+    pub path: PathBuf,
+}
+
+impl NotesData {
+    pub fn new(name: &str) -> Self {
+        let base = std::env::temp_dir().canonicalize().expect("the temp dir");
+        let path = base.join(format!("mcp-rounds-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        NotesData { path }
+    }
+
+    pub fn arg(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+
+    /// The notes server over stdio on this directory, as the command after `--`.
+    pub fn stdio_server(&self) -> Vec<String> {
+        vec![notes_server().display().to_string(), "--data".into(), self.arg().into(), "--stdio".into()]
+    }
+
+    pub fn workspace_uri(&self) -> String {
+        format!("file://{}", self.path.join("workspace").display())
+    }
+
+    /// `demo`'s bearer token, as the seed wrote it.
+    pub fn token(&self) -> String {
+        let config = std::fs::read_to_string(self.path.join("config.toml")).expect("config.toml");
+        let line = config.lines().find(|l| l.starts_with("token = ")).expect("a token line");
+        line.trim_start_matches("token = ").trim_matches('"').to_owned()
+    }
+
+    /// The ids of the notes in the workspace, sorted.
+    pub fn notes(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(self.path.join("workspace"))
+            .expect("the workspace")
+            .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".md").map(str::to_owned))
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+impl Drop for NotesData {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        // And the files written beside it (`<dir>-<name>`).
+        let prefix = format!("{}-", self.path.file_name().unwrap().to_string_lossy());
+        for entry in std::fs::read_dir(self.path.parent().unwrap()).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// The three notes about TPS reports the seed writes.
+pub const TPS_NOTES: [&str; 3] = ["tps-report-2026-q1", "tps-report-cover-sheet", "tps-report-draft-old"];
+
+/// Runs the command without a terminal (stdin from /dev/null, output captured).
+pub fn run(args: &[&str], server: &[String]) -> Output {
+    let mut command = Command::new(mcp_rounds());
+    command.args(args);
+    if !server.is_empty() {
+        command.arg("--").args(server);
+    }
+    command.env_remove("MCP_BEARER_TOKEN").stdin(Stdio::null()).output().expect("run mcp-rounds")
+}
+
+/// Text of a captured stream.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A shell word for a tmux command line.
+pub fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// A command running in a real terminal: a tmux session on a server of its own, 120×40.
+pub struct Terminal {
+    socket: String,
+}
+
+impl Terminal {
+    /// Runs `command_line` in a new terminal with `env` set; when it ends, the screen shows
+    /// `EXIT=<code>` and the session stays for reading.
+    pub fn start(name: &str, command_line: &str, env: &[(&str, &str)]) -> Terminal {
+        let socket = format!("mcp-rounds-cli-{name}-{}", std::process::id());
+        let shell_line = format!("{command_line}; echo EXIT=$?; read -r _");
+        let mut tmux = Command::new("tmux");
+        tmux.args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"]);
+        for (key, value) in env {
+            tmux.args(["-e", &format!("{key}={value}")]);
+        }
+        let status = tmux.args(["sh", "-c", &shell_line]).status().expect("tmux runs (the test command installs it)");
+        assert!(status.success(), "tmux new-session failed");
+        Terminal { socket }
+    }
+
+    /// What the screen shows now, with the lines the command scrolled away.
+    pub fn screen(&self) -> String {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-J", "-S", "-200"])
+            .output()
+            .expect("tmux capture-pane");
+        text(&output.stdout)
+    }
+
+    /// Waits until the screen shows `wanted`, and returns the screen.
+    pub fn wait_for(&self, wanted: &str) -> String {
+        let deadline = Instant::now() + SCREEN_TIMEOUT;
+        loop {
+            let screen = self.screen();
+            if screen.contains(wanted) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "the screen never showed {wanted:?}; it shows:\n{screen}");
+            // Re-read the screen as soon as the terminal has had a moment to draw.
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Presses keys (tmux names: `Down`, `Enter`, `Space`, or literal text with `-l`).
+    pub fn keys(&self, keys: &[&str]) {
+        let status =
+            Command::new("tmux").args(["-L", &self.socket, "send-keys"]).args(keys).status().expect("send-keys");
+        assert!(status.success());
+    }
+
+    /// Types `text` literally.
+    pub fn type_text(&self, text: &str) {
+        let status =
+            Command::new("tmux").args(["-L", &self.socket, "send-keys", "-l", text]).status().expect("send-keys -l");
+        assert!(status.success());
+    }
+
+    /// Waits for the command to end and returns its exit code and the whole screen.
+    pub fn finish(&self) -> (i32, String) {
+        let screen = self.wait_for("EXIT=");
+        let code = screen
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("EXIT="))
+            .and_then(|c| c.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no exit code on the screen:\n{screen}"));
+        (code, screen)
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+    }
+}
