@@ -18,6 +18,8 @@ pub const TRANSPORT: u8 = 4;
 pub const UNANSWERED: u8 = 5;
 /// 6: the server wants authorization.
 pub const AUTHORIZATION: u8 = 6;
+/// 130: interrupted (Ctrl-C), as shells report a process that SIGINT ended.
+pub const INTERRUPTED: u8 = 130;
 
 /// Why the command failed.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +39,9 @@ pub enum Failure {
     /// Writing output or files failed.
     #[error("{0}")]
     Io(String),
+    /// The person pressed Ctrl-C; the call was abandoned.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl Failure {
@@ -47,6 +52,7 @@ impl Failure {
             Failure::Tool(_) => TOOL_ERROR,
             Failure::Unanswered(_) => UNANSWERED,
             Failure::Io(_) => TRANSPORT,
+            Failure::Interrupted => INTERRUPTED,
             Failure::Client(error) => client_exit_code(error),
         }
     }

@@ -35,7 +35,21 @@ fn main() -> ExitCode {
             return failure::exit(failure::TRANSPORT);
         }
     };
-    let outcome = runtime.block_on(commands::run(cli, server));
+    // `listen` ends on Ctrl-C by itself, with success; anything else interrupted stops where
+    // it is, with the cursor a prompt may have hidden shown again.
+    let listens = matches!(cli.command, options::Command::Listen(_));
+    let outcome = runtime.block_on(async move {
+        if listens {
+            return commands::run(cli, server).await;
+        }
+        tokio::select! {
+            outcome = commands::run(cli, server) => outcome,
+            _ = tokio::signal::ctrl_c() => Err(failure::Failure::Interrupted),
+        }
+    });
+    if matches!(outcome, Err(failure::Failure::Interrupted)) {
+        let _ = console::Term::stderr().show_cursor();
+    }
     // A child server still shutting down, or a prompt's thread, must not hold the exit.
     runtime.shutdown_background();
     match outcome {

@@ -15,7 +15,8 @@ Exit codes:
   3  protocol: the server answered with an error, or something that is not MCP
   4  transport: the server could not be reached, or the connection failed
   5  input declined, or a request the command could not answer
-  6  authorization needed";
+  6  authorization needed
+  130  interrupted (Ctrl-C; `listen` ends with 0)";
 
 const USAGE: &str = "\
 mcp-rounds [OPTIONS] <COMMAND> [ARGS]... --url <URL>

@@ -90,16 +90,21 @@ pub fn sampling(request: &CreateMessageRequestParams) -> Option<String> {
     (!reply.trim().is_empty()).then_some(reply)
 }
 
-/// The roots to give the server: paths or URIs, separated by spaces.
+/// The roots to give the server, as `file://` URIs: directories or URIs separated by spaces,
+/// asked again until each is one.
 pub fn roots() -> Vec<String> {
     eprintln!("\n{}", style("The server asks for your roots (the directories it may work in).").bold());
     let current = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
+    let uris = |answer: &str| -> Result<Vec<String>, String> {
+        answer.split_whitespace().map(|root| crate::answering::root_uri(root).map_err(|e| e.to_string())).collect()
+    };
     let answer: Result<String, _> = Input::with_theme(&theme())
-        .with_prompt("Directories or URIs, separated by spaces (empty for none)")
+        .with_prompt("Directories or file:// URIs, separated by spaces (empty for none)")
         .default(current)
         .allow_empty(true)
+        .validate_with(|answer: &String| uris(answer).map(drop))
         .interact_text();
-    answer.map(|a| a.split_whitespace().map(str::to_owned).collect()).unwrap_or_default()
+    answer.ok().and_then(|a| uris(&a).ok()).unwrap_or_default()
 }
 
 fn label(name: &str, title: Option<&String>, description: Option<&String>, required: bool) -> String {

@@ -162,3 +162,32 @@ fn verbose_shows_each_rounds_messages() {
     assert!(stderr.lines().any(|l| l.starts_with("← ") && l.contains("\"input_required\"")), "{stderr}");
     assert!(stderr.contains("form `choice`") && stderr.contains("was declined"), "{stderr}");
 }
+
+#[test]
+fn roots_are_given_from_the_command_line() {
+    let roots = ["--root", "/tmp/my notes", "--root", "file:///srv"];
+    let output = run(&[&["tools", "call", "roots"][..], &roots].concat(), &python_server());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "file:///tmp/my%20notes\nfile:///srv\n");
+    let output = run(&["tools", "call", "roots", "--root", "https://example.com/repo"], &python_server());
+    assert_eq!(output.status.code(), Some(2), "refused before anything is sent");
+    assert!(text(&output.stderr).contains("a root is a directory or a file:// URI"), "{}", text(&output.stderr));
+    let output = run(&["tools", "call", "roots"], &python_server());
+    assert_eq!(output.status.code(), Some(5), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("could not answer roots request"), "{}", text(&output.stderr));
+}
+
+#[test]
+fn help_lists_the_exit_codes_and_never_a_token() {
+    let output = std::process::Command::new(common::mcp_rounds())
+        .arg("--help")
+        .env("MCP_BEARER_TOKEN", "s3cret-in-the-environment")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let help = text(&output.stdout);
+    for line in ["0  success", "5  input declined", "6  authorization needed", "[env: MCP_BEARER_TOKEN]"] {
+        assert!(help.contains(line), "{line:?} in:\n{help}");
+    }
+    assert!(!help.contains("s3cret"), "{help}");
+}

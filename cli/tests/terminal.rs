@@ -110,3 +110,35 @@ fn a_python_sdk_servers_sampling_answered_by_typing() {
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("typed-by-a-person wrote: Leaves fall, the code compiles"), "{screen}");
 }
+
+#[test]
+fn ctrl_c_at_a_prompt_abandons_the_call_and_shows_the_cursor_again() {
+    let data = NotesData::new("tmux-interrupt");
+    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "notes_delete".into()];
+    words.extend([format!("workspaceUri={}", data.workspace_uri()), "title=tps report".into(), "--".into()]);
+    words.extend(data.stdio_server());
+    let terminal = Terminal::start("interrupt", &line(&words), &[]);
+    terminal.wait_for("Old tps report draft");
+    terminal.keys(&["Down", "C-c"]);
+    let (code, screen) = terminal.finish();
+    assert_eq!(code, 130, "{screen}");
+    assert!(screen.contains("mcp-rounds: interrupted"), "{screen}");
+    assert!(terminal.cursor_shown(), "the cursor the select hid is shown again");
+    let tps: Vec<String> = data.notes().into_iter().filter(|n| n.starts_with("tps-")).collect();
+    assert_eq!(tps, TPS_NOTES, "nothing deleted");
+}
+
+#[test]
+fn a_url_is_shown_never_opened_and_the_person_says_when_they_are_done() {
+    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "sign_in".into()];
+    words.extend(["service=github".into(), "--".into()]);
+    words.extend(python_server());
+    let terminal = Terminal::start("python-url", &line(&words), &[]);
+    let screen = terminal.wait_for("When you are done there");
+    assert!(screen.contains("Sign in to github to continue."), "{screen}");
+    assert!(screen.contains("https://auth.example.com/github/login"), "{screen}");
+    terminal.keys(&["Enter"]);
+    let (code, screen) = terminal.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Sign-in to github: accept."), "{screen}");
+}

@@ -17,17 +17,27 @@ pub fn mcp_rounds() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-rounds")
 }
 
-/// The notes server, built beside the command (`cargo test --workspace` builds both; alone,
-/// this builds it).
+/// The notes server, built beside the command.
 pub fn notes_server() -> PathBuf {
-    let binary = Path::new(mcp_rounds()).with_file_name("notes-server");
+    workspace_binary("notes-server", "notes-server")
+}
+
+/// The conformance suite's server.
+pub fn conformance_server() -> PathBuf {
+    workspace_binary("conformance-server", "conformance-server")
+}
+
+/// A binary of another package of the workspace, beside the command (`cargo test --workspace`
+/// builds them all; a test run alone builds the one it needs).
+fn workspace_binary(package: &str, bin: &str) -> PathBuf {
+    let binary = Path::new(mcp_rounds()).with_file_name(bin);
     if !binary.exists() {
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--quiet", "-p", "notes-server", "--bin", "notes-server"])
+            .args(["build", "--quiet", "-p", package, "--bin", bin])
             .current_dir(python::workspace_root())
             .status()
             .expect("run cargo build");
-        assert!(status.success(), "cannot build the notes server");
+        assert!(status.success(), "cannot build {bin}");
     }
     binary
 }
@@ -174,6 +184,15 @@ impl Terminal {
         let status =
             Command::new("tmux").args(["-L", &self.socket, "send-keys", "-l", text]).status().expect("send-keys -l");
         assert!(status.success());
+    }
+
+    /// Whether the terminal shows its cursor (a prompt hides it while it asks).
+    pub fn cursor_shown(&self) -> bool {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket, "display-message", "-p", "#{cursor_flag}"])
+            .output()
+            .expect("tmux display-message");
+        text(&output.stdout).trim() == "1"
     }
 
     /// Waits for the command to end and returns its exit code and the whole screen.
