@@ -10,7 +10,7 @@ use mcp_rounds::client::{Asking, ClientHandler};
 use mcp_rounds::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
     ElicitResult, ElicitationCapability, ListRootsResult, LoggingMessageNotificationParams, ProgressNotificationParams,
-    Root, SamplingCapability, Task,
+    Root, SamplingCapability, TASKS_EXTENSION, Task,
 };
 use mcp_rounds::{Error, ErrorCode};
 use serde::de::DeserializeOwned;
@@ -77,7 +77,7 @@ impl Answering {
         Ok(Answering { inner: Arc::new(answerer) })
     }
 
-    /// Everything the command can answer (by file, command, terminal, or by declining).
+    /// Everything the command can answer (by file, command, terminal, or by declining), and tasks.
     pub fn capabilities() -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();
         let mut elicitation = ElicitationCapability::form();
@@ -85,6 +85,9 @@ impl Answering {
         capabilities.elicitation = Some(elicitation);
         capabilities.sampling = Some(SamplingCapability::default());
         capabilities.roots = Some(mcp_rounds::model::JsonObject::new());
+        // A long call the server makes a task is followed to its end, its states on the screen.
+        let tasks = (TASKS_EXTENSION.to_owned(), mcp_rounds::model::JsonObject::new());
+        capabilities.extensions = Some([tasks].into_iter().collect());
         capabilities
     }
 

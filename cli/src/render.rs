@@ -87,14 +87,15 @@ pub fn call(result: &CallToolResult) -> String {
     out
 }
 
+/// Whether a printed text block already says what `structured` holds: an SDK's wrapping of a
+/// lone value (`{"result": …}`) whose text is that value.
 fn shown_by(structured: &Value, texts: &[&str]) -> bool {
-    let alone = structured.as_object().filter(|o| o.len() == 1).and_then(|o| o.values().next());
-    texts.iter().any(|text| {
-        serde_json::from_str::<Value>(text).ok().as_ref() == Some(structured)
-            || alone.is_some_and(|v| {
-                v.as_str() == Some(text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(v)
-            })
-    })
+    let Some(alone) = structured.as_object().filter(|o| o.len() == 1).and_then(|o| o.values().next()) else {
+        return false;
+    };
+    texts
+        .iter()
+        .any(|text| alone.as_str() == Some(text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(alone))
 }
 
 fn size(bytes: usize) -> String {
@@ -259,5 +260,41 @@ pub fn notice(notice: &Notice, json: bool) -> String {
             style("the stream dropped and was opened again: anything may have changed").dim().to_string()
         }
         _ => value.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn structured_content_is_printed_once() {
+        // The JSON copy of the structured content: the structured content, pretty.
+        let copied =
+            result(json!({"content": [{"type": "text", "text": "{\"count\":2}"}], "structuredContent": {"count": 2}}));
+        assert_eq!(call(&copied), "{\n  \"count\": 2\n}\n");
+        // An SDK's wrapped lone value: its text alone.
+        let wrapped =
+            result(json!({"content": [{"type": "text", "text": "hi"}], "structuredContent": {"result": "hi"}}));
+        assert_eq!(call(&wrapped), "hi\n");
+        // Text that says something else: both.
+        let both = result(json!({"content": [{"type": "text", "text": "2 notes"}], "structuredContent": {"count": 2}}));
+        assert_eq!(call(&both), "2 notes\n{\n  \"count\": 2\n}\n");
+    }
+
+    #[test]
+    fn images_and_resources_are_summarised() {
+        let blocks = result(json!({"content": [
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "resource_link", "uri": "notes://w/a", "name": "a", "mimeType": "text/markdown"},
+            {"type": "resource", "resource": {"uri": "test://b", "mimeType": "application/pdf", "blob": "AAAAAAAA"}}]}));
+        assert_eq!(
+            call(&blocks),
+            "[image: image/png, 3 bytes]\n[link: a <notes://w/a>, text/markdown]\n[resource test://b: application/pdf, 6 bytes]\n"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{NotesData, TPS_NOTES, Terminal, mcp_rounds, notes_server, python_server, quote};
+use common::{NotesData, TPS_NOTES, Terminal, conformance_server, mcp_rounds, notes_server, python_server, quote};
 use mcp_rounds_tests::http::HttpProcess;
 
 fn line(words: &[String]) -> String {
@@ -141,4 +141,79 @@ fn a_url_is_shown_never_opened_and_the_person_says_when_they_are_done() {
     let (code, screen) = terminal.finish();
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("Sign-in to github: accept."), "{screen}");
+}
+
+#[test]
+fn every_kind_of_choice_and_every_default_in_a_terminal() {
+    let server = HttpProcess::spawn(conformance_server().to_str().unwrap(), &[]);
+    let call = |tool: &str| {
+        let words = [mcp_rounds().to_owned(), "tools".into(), "call".into(), tool.to_owned()];
+        format!("{} --url http://{}/mcp", line(&words), server.address)
+    };
+
+    // A select, a titled select, two multi-selects and the legacy enumNames shape.
+    let terminal = Terminal::start("enums", &call("test_elicitation_sep1330_enums"), &[]);
+    terminal.wait_for("? untitledSingle");
+    terminal.keys(&["Down", "Enter"]);
+    terminal.wait_for("? titledSingle");
+    terminal.keys(&["Down", "Down", "Enter"]);
+    terminal.wait_for("? untitledMulti (space to choose, enter to confirm)");
+    terminal.keys(&["Space", "Down", "Space", "Enter"]);
+    terminal.wait_for("? titledMulti");
+    terminal.keys(&["Enter"]);
+    let screen = terminal.wait_for("Option Three");
+    assert!(screen.contains("? legacyEnum"), "the enumNames are what the person reads: {screen}");
+    terminal.keys(&["Down", "Enter"]);
+    terminal.wait_for("Send this answer?");
+    terminal.keys(&["Enter"]);
+    let (code, screen) = terminal.finish();
+    assert_eq!(code, 0, "{screen}");
+    let expected = r#"content={"untitledSingle":"option2","titledSingle":"value3","untitledMulti":["option1","option2"],"titledMulti":[],"legacyEnum":"opt2"}"#;
+    assert!(screen.replace('\n', "").contains(expected), "{screen}");
+
+    // Every field prefilled with its default: Enter accepts each.
+    let terminal = Terminal::start("defaults", &call("test_elicitation_sep1034_defaults"), &[]);
+    for (prompt, default) in
+        [("? name", "John Doe"), ("? age", "30"), ("? score", "95.5"), ("? status", "active"), ("? verified", "yes")]
+    {
+        let screen = terminal.wait_for(prompt);
+        assert!(screen.contains(default), "{prompt} shows {default}: {screen}");
+        terminal.keys(&["Enter"]);
+    }
+    terminal.wait_for("Send this answer?");
+    terminal.keys(&["Enter"]);
+    let (code, screen) = terminal.finish();
+    assert_eq!(code, 0, "{screen}");
+    let expected = r#"content={"name":"John Doe","age":30,"score":95.5,"status":"active","verified":true}"#;
+    assert!(screen.replace('\n', "").contains(expected), "{screen}");
+    server.stop();
+}
+
+#[test]
+fn colours_in_a_terminal_and_none_under_no_color() {
+    let data = NotesData::new("tmux-colour");
+    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "list".into(), "--".into()];
+    words.extend(data.stdio_server());
+    let coloured = Terminal::start("colour", &line(&words), &[]);
+    coloured.finish();
+    assert!(coloured.screen_with_attributes().contains("\u{1b}["), "tool names are bold in a terminal");
+    let plain = Terminal::start("no-colour", &line(&words), &[("NO_COLOR", "1")]);
+    let (code, screen) = plain.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("notes_delete"), "{screen}");
+    assert!(!plain.screen_with_attributes().contains("\u{1b}["), "{:?}", plain.screen_with_attributes());
+}
+
+#[test]
+fn a_call_the_server_makes_a_task_shows_its_state() {
+    let data = NotesData::new("tmux-task");
+    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "notes_export".into()];
+    words.extend([format!("workspaceUri={}", data.workspace_uri()), "--".into()]);
+    words.extend(data.stdio_server());
+    let terminal = Terminal::start("task", &line(&words), &[]);
+    let (code, screen) = terminal.finish();
+    assert_eq!(code, 0, "{screen}");
+    let state = screen.lines().find(|l| l.starts_with("task ")).unwrap_or_else(|| panic!("a task line: {screen}"));
+    assert!(state.ends_with(" completed"), "{state}");
+    assert!(screen.contains("\"count\": 6,"), "the structured result, pretty: {screen}");
 }

@@ -131,6 +131,7 @@ pub fn quote(word: &str) -> String {
 /// A command running in a real terminal: a tmux session on a server of its own, 120×40.
 pub struct Terminal {
     socket: String,
+    name: String,
 }
 
 impl Terminal {
@@ -146,7 +147,7 @@ impl Terminal {
         }
         let status = tmux.args(["sh", "-c", &shell_line]).status().expect("tmux runs (the test command installs it)");
         assert!(status.success(), "tmux new-session failed");
-        Terminal { socket }
+        Terminal { socket, name: name.to_owned() }
     }
 
     /// What the screen shows now, with the lines the command scrolled away.
@@ -155,6 +156,15 @@ impl Terminal {
             .args(["-L", &self.socket, "capture-pane", "-p", "-J", "-S", "-200"])
             .output()
             .expect("tmux capture-pane");
+        text(&output.stdout)
+    }
+
+    /// The screen with its colours and attributes, as escape sequences.
+    pub fn screen_with_attributes(&self) -> String {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-e", "-J", "-S", "-200"])
+            .output()
+            .expect("tmux capture-pane -e");
         text(&output.stdout)
     }
 
@@ -195,9 +205,13 @@ impl Terminal {
         text(&output.stdout).trim() == "1"
     }
 
-    /// Waits for the command to end and returns its exit code and the whole screen.
+    /// Waits for the command to end and returns its exit code and the whole screen, which is
+    /// kept under `target/terminal-screens/` for a person to look at.
     pub fn finish(&self) -> (i32, String) {
         let screen = self.wait_for("EXIT=");
+        let kept = python::target_dir().join("terminal-screens");
+        let _ = std::fs::create_dir_all(&kept);
+        let _ = std::fs::write(kept.join(format!("{}.txt", self.name)), &screen);
         let code = screen
             .lines()
             .find_map(|l| l.trim().strip_prefix("EXIT="))
