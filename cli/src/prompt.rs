@@ -151,37 +151,22 @@ fn ask_field(name: &str, field: &Field, required: bool) -> Result<Option<Value>,
             }
         }
         Field::UntitledSingleSelectEnum(e) => {
-            let options: Vec<(String, String)> = e.values.iter().map(|v| (v.clone(), v.clone())).collect();
-            select(
-                &label(name, e.title.as_ref(), e.description.as_ref(), required),
-                &options,
-                e.default.as_ref(),
-                required,
-            )
+            let prompt = label(name, e.title.as_ref(), e.description.as_ref(), required);
+            select(&prompt, &untitled(&e.values), e.default.as_ref(), required)
         }
         Field::TitledSingleSelectEnum(e) => {
-            let options = titled(&e.one_of);
-            select(
-                &label(name, e.title.as_ref(), e.description.as_ref(), required),
-                &options,
-                e.default.as_ref(),
-                required,
-            )
+            let prompt = label(name, e.title.as_ref(), e.description.as_ref(), required);
+            select(&prompt, &titled(&e.one_of), e.default.as_ref(), required)
         }
         Field::LegacyTitledEnum(e) => {
             let names = e.enum_names.clone().unwrap_or_else(|| e.values.clone());
             let options: Vec<(String, String)> = e.values.iter().cloned().zip(names).collect();
-            select(
-                &label(name, e.title.as_ref(), e.description.as_ref(), required),
-                &options,
-                e.default.as_ref(),
-                required,
-            )
+            let prompt = label(name, e.title.as_ref(), e.description.as_ref(), required);
+            select(&prompt, &options, e.default.as_ref(), required)
         }
         Field::UntitledMultiSelectEnum(e) => {
-            let options: Vec<(String, String)> = e.items.values.iter().map(|v| (v.clone(), v.clone())).collect();
             let prompt = label(name, e.title.as_ref(), e.description.as_ref(), true);
-            several(name, field, &prompt, &options, e.default.as_deref())
+            several(name, field, &prompt, &untitled(&e.items.values), e.default.as_deref())
         }
         Field::TitledMultiSelectEnum(e) => {
             let options = titled(&e.items.any_of);
@@ -191,6 +176,12 @@ fn ask_field(name: &str, field: &Field, required: bool) -> Result<Option<Value>,
     }
 }
 
+/// Options whose values are their titles.
+fn untitled(values: &[String]) -> Vec<(String, String)> {
+    values.iter().map(|v| (v.clone(), v.clone())).collect()
+}
+
+/// Options as (value, title).
 fn titled(options: &[TitledOption]) -> Vec<(String, String)> {
     options.iter().map(|o| (o.value.clone(), o.title.clone())).collect()
 }

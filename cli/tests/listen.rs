@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{NotesData, SCREEN_TIMEOUT, mcp_rounds};
+use common::{NotesData, SCREEN_TIMEOUT, mcp_rounds, notes_over_stdio};
 use serde_json::{Value, json};
 
 #[test]
@@ -16,7 +16,7 @@ fn listen_prints_each_change_as_it_comes_until_interrupted() {
     let data = NotesData::new("listen");
     let mut child = Command::new(mcp_rounds())
         .args(["--json", "listen", "notes://workspace/reading-list", "--resources-list-changed", "--"])
-        .args(data.stdio_server())
+        .args(notes_over_stdio(&data))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()

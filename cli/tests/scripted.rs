@@ -3,15 +3,14 @@
 
 mod common;
 
-use common::{NotesData, TPS_NOTES, notes_server, python_server, run, text};
+use common::{NotesData, TPS_NOTES, notes_over_stdio, notes_server, python_server, run, text};
 use mcp_rounds_tests::http::HttpProcess;
 use serde_json::{Value, json};
 
 fn answers(data: &NotesData, name: &str, answers: Value) -> String {
-    // Beside the data directory, which the server seeds only when it does not exist yet.
-    let path = format!("{}-{name}", data.path.display());
+    let path = data.beside(name);
     std::fs::write(&path, answers.to_string()).unwrap();
-    path
+    path.display().to_string()
 }
 
 fn delete_args(uri: &str) -> Vec<&str> {
@@ -30,7 +29,7 @@ fn answers_from_a_file_complete_the_delete_and_json_is_the_result() {
     let mut args = vec!["--json"];
     args.extend(delete_args(&uri));
     args.extend(["--answers", &file]);
-    let output = run(&args, &data.stdio_server());
+    let output = run(&args, &notes_over_stdio(&data));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let result: Value = serde_json::from_slice(&output.stdout).expect("--json prints JSON");
     assert_eq!(result["resultType"], "complete");
@@ -45,7 +44,7 @@ fn answers_from_a_file_complete_the_delete_and_json_is_the_result() {
 fn a_missing_answer_declines_names_the_request_and_exits_5() {
     let data = NotesData::new("unanswered");
     let uri = format!("workspaceUri={}", data.workspace_uri());
-    let output = run(&delete_args(&uri), &data.stdio_server());
+    let output = run(&delete_args(&uri), &notes_over_stdio(&data));
     assert_eq!(output.status.code(), Some(5), "{}", text(&output.stderr));
     let stderr = text(&output.stderr);
     assert!(
@@ -70,7 +69,7 @@ fn a_2025_11_25_servers_request_is_keyed_by_method_and_count() {
     let uri = format!("workspaceUri={}", data.workspace_uri());
     let mut args = delete_args(&uri);
     args.extend(["--protocol", "2025-11-25", "--answers", &file]);
-    let output = run(&args, &data.stdio_server());
+    let output = run(&args, &notes_over_stdio(&data));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "Deleted tps-report-2026-q1.\n");
 }
@@ -82,7 +81,7 @@ fn a_wrong_answer_in_the_file_is_a_usage_error_naming_its_key() {
     let uri = format!("workspaceUri={}", data.workspace_uri());
     let mut args = delete_args(&uri);
     args.extend(["--answers", &file]);
-    let output = run(&args, &data.stdio_server());
+    let output = run(&args, &notes_over_stdio(&data));
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
     assert!(text(&output.stderr).contains("the answer under `choice` is not an elicitation result"));
     assert_eq!(data.notes().iter().filter(|n| n.starts_with("tps-")).count(), 3);
@@ -92,7 +91,7 @@ fn a_wrong_answer_in_the_file_is_a_usage_error_naming_its_key() {
 fn each_kind_of_failure_has_its_exit_code_and_names_what_is_wrong() {
     let data = NotesData::new("failures");
     let uri = format!("workspaceUri={}", data.workspace_uri());
-    let server = data.stdio_server();
+    let server = notes_over_stdio(&data);
     let cases: [(&[&str], i32, &str); 5] = [
         (&["tools", "call", "notes_list", &uri, "query=x", "bogus=1"], 2, "tool `notes_list` has no argument `bogus`"),
         (&["tools", "call", "notes_delete", &uri], 2, "tool `notes_delete` needs argument `title` (string)"),
@@ -153,7 +152,7 @@ fn verbose_shows_each_rounds_messages() {
     let uri = format!("workspaceUri={}", data.workspace_uri());
     let mut args = delete_args(&uri);
     args.extend(["--answers", &file, "--verbose"]);
-    let output = run(&args, &data.stdio_server());
+    let output = run(&args, &notes_over_stdio(&data));
     assert_eq!(output.status.code(), Some(5), "a declined form exits 5: {}", text(&output.stderr));
     let stderr = text(&output.stderr);
     let calls: Vec<&str> = stderr.lines().filter(|l| l.starts_with("→ ") && l.contains("\"tools/call\"")).collect();

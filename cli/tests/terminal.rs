@@ -4,11 +4,21 @@
 
 mod common;
 
-use common::{NotesData, TPS_NOTES, Terminal, conformance_server, mcp_rounds, notes_server, python_server, quote};
+use common::{
+    NotesData, TPS_NOTES, Terminal, conformance_server, mcp_rounds, notes_over_stdio, notes_server, python_server,
+    quote,
+};
 use mcp_rounds_tests::http::HttpProcess;
 
-fn line(words: &[String]) -> String {
-    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+/// `mcp-rounds ARGS… [-- SERVER…]` as a shell line.
+fn command(args: &[&str], server: &[String]) -> String {
+    let mut words = vec![quote(mcp_rounds())];
+    words.extend(args.iter().map(|a| quote(a)));
+    if !server.is_empty() {
+        words.push("--".into());
+        words.extend(server.iter().map(|w| quote(w)));
+    }
+    words.join(" ")
 }
 
 /// Picks the second of the three TPS notes with the arrow keys, confirms, and accepts.
@@ -32,17 +42,9 @@ fn delete_the_second_candidate(terminal: &Terminal, data: &NotesData) {
 #[test]
 fn a_form_answered_with_the_arrow_keys_over_stdio() {
     let data = NotesData::new("tmux-stdio");
-    let mut words = vec![
-        mcp_rounds().to_owned(),
-        "tools".into(),
-        "call".into(),
-        "notes_delete".into(),
-        format!("workspaceUri={}", data.workspace_uri()),
-        "title=tps report".into(),
-        "--".into(),
-    ];
-    words.extend(data.stdio_server());
-    let terminal = Terminal::start("stdio", &line(&words), &[]);
+    let uri = format!("workspaceUri={}", data.workspace_uri());
+    let line = command(&["tools", "call", "notes_delete", &uri, "title=tps report"], &notes_over_stdio(&data));
+    let terminal = Terminal::start("stdio", &line, &[]);
     delete_the_second_candidate(&terminal, &data);
 }
 
@@ -50,19 +52,12 @@ fn a_form_answered_with_the_arrow_keys_over_stdio() {
 fn a_form_answered_with_the_arrow_keys_over_http() {
     let data = NotesData::new("tmux-http");
     let server = HttpProcess::spawn(notes_server().to_str().unwrap(), &["--data", data.arg()]);
-    let words = [
-        mcp_rounds().to_owned(),
-        "tools".into(),
-        "call".into(),
-        "notes_delete".into(),
-        format!("workspaceUri={}", data.workspace_uri()),
-        "title=tps report".into(),
-        "--url".into(),
-        format!("http://{}/mcp", server.address),
-    ];
+    let uri = format!("workspaceUri={}", data.workspace_uri());
+    let url = format!("http://{}/mcp", server.address);
+    let line = command(&["tools", "call", "notes_delete", &uri, "title=tps report", "--url", &url], &[]);
     // The token comes from the environment, as a person would keep it out of their history.
     let token = data.token();
-    let terminal = Terminal::start("http", &line(&words), &[("MCP_BEARER_TOKEN", &token)]);
+    let terminal = Terminal::start("http", &line, &[("MCP_BEARER_TOKEN", &token)]);
     delete_the_second_candidate(&terminal, &data);
     assert!(!terminal.screen().contains(&token), "the token is never shown");
     server.stop();
@@ -70,10 +65,8 @@ fn a_form_answered_with_the_arrow_keys_over_http() {
 
 #[test]
 fn a_python_sdk_servers_two_forms_answered_by_typing() {
-    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "order_drink".into()];
-    words.extend(["customer=Ada".into(), "--".into()]);
-    words.extend(python_server());
-    let terminal = Terminal::start("python-form", &line(&words), &[]);
+    let line = command(&["tools", "call", "order_drink", "customer=Ada"], &python_server());
+    let terminal = Terminal::start("python-form", &line, &[]);
     terminal.wait_for("What would you like to drink, Ada?");
     terminal.type_text("coffee");
     terminal.keys(&["Enter"]);
@@ -97,10 +90,8 @@ fn a_python_sdk_servers_two_forms_answered_by_typing() {
 
 #[test]
 fn a_python_sdk_servers_sampling_answered_by_typing() {
-    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "haiku".into()];
-    words.extend(["topic=autumn".into(), "--".into()]);
-    words.extend(python_server());
-    let terminal = Terminal::start("python-sampling", &line(&words), &[]);
+    let line = command(&["tools", "call", "haiku", "topic=autumn"], &python_server());
+    let terminal = Terminal::start("python-sampling", &line, &[]);
     let screen = terminal.wait_for("Reply as the model");
     assert!(screen.contains("system: You are a poet."), "{screen}");
     assert!(screen.contains("user: Write a haiku about autumn."), "{screen}");
@@ -114,10 +105,9 @@ fn a_python_sdk_servers_sampling_answered_by_typing() {
 #[test]
 fn ctrl_c_at_a_prompt_abandons_the_call_and_shows_the_cursor_again() {
     let data = NotesData::new("tmux-interrupt");
-    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "notes_delete".into()];
-    words.extend([format!("workspaceUri={}", data.workspace_uri()), "title=tps report".into(), "--".into()]);
-    words.extend(data.stdio_server());
-    let terminal = Terminal::start("interrupt", &line(&words), &[]);
+    let uri = format!("workspaceUri={}", data.workspace_uri());
+    let line = command(&["tools", "call", "notes_delete", &uri, "title=tps report"], &notes_over_stdio(&data));
+    let terminal = Terminal::start("interrupt", &line, &[]);
     terminal.wait_for("Old tps report draft");
     terminal.keys(&["Down", "C-c"]);
     let (code, screen) = terminal.finish();
@@ -130,10 +120,8 @@ fn ctrl_c_at_a_prompt_abandons_the_call_and_shows_the_cursor_again() {
 
 #[test]
 fn a_url_is_shown_never_opened_and_the_person_says_when_they_are_done() {
-    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "sign_in".into()];
-    words.extend(["service=github".into(), "--".into()]);
-    words.extend(python_server());
-    let terminal = Terminal::start("python-url", &line(&words), &[]);
+    let line = command(&["tools", "call", "sign_in", "service=github"], &python_server());
+    let terminal = Terminal::start("python-url", &line, &[]);
     let screen = terminal.wait_for("When you are done there");
     assert!(screen.contains("Sign in to github to continue."), "{screen}");
     assert!(screen.contains("https://auth.example.com/github/login"), "{screen}");
@@ -146,10 +134,7 @@ fn a_url_is_shown_never_opened_and_the_person_says_when_they_are_done() {
 #[test]
 fn every_kind_of_choice_and_every_default_in_a_terminal() {
     let server = HttpProcess::spawn(conformance_server().to_str().unwrap(), &[]);
-    let call = |tool: &str| {
-        let words = [mcp_rounds().to_owned(), "tools".into(), "call".into(), tool.to_owned()];
-        format!("{} --url http://{}/mcp", line(&words), server.address)
-    };
+    let call = |tool: &str| command(&["tools", "call", tool, "--url", &format!("http://{}/mcp", server.address)], &[]);
 
     // A select, a titled select, two multi-selects and the legacy enumNames shape.
     let terminal = Terminal::start("enums", &call("test_elicitation_sep1330_enums"), &[]);
@@ -192,12 +177,11 @@ fn every_kind_of_choice_and_every_default_in_a_terminal() {
 #[test]
 fn colours_in_a_terminal_and_none_under_no_color() {
     let data = NotesData::new("tmux-colour");
-    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "list".into(), "--".into()];
-    words.extend(data.stdio_server());
-    let coloured = Terminal::start("colour", &line(&words), &[]);
+    let line = command(&["tools", "list"], &notes_over_stdio(&data));
+    let coloured = Terminal::start("colour", &line, &[]);
     coloured.finish();
     assert!(coloured.screen_with_attributes().contains("\u{1b}["), "tool names are bold in a terminal");
-    let plain = Terminal::start("no-colour", &line(&words), &[("NO_COLOR", "1")]);
+    let plain = Terminal::start("no-colour", &line, &[("NO_COLOR", "1")]);
     let (code, screen) = plain.finish();
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("notes_delete"), "{screen}");
@@ -207,10 +191,9 @@ fn colours_in_a_terminal_and_none_under_no_color() {
 #[test]
 fn a_call_the_server_makes_a_task_shows_its_state() {
     let data = NotesData::new("tmux-task");
-    let mut words = vec![mcp_rounds().to_owned(), "tools".into(), "call".into(), "notes_export".into()];
-    words.extend([format!("workspaceUri={}", data.workspace_uri()), "--".into()]);
-    words.extend(data.stdio_server());
-    let terminal = Terminal::start("task", &line(&words), &[]);
+    let uri = format!("workspaceUri={}", data.workspace_uri());
+    let line = command(&["tools", "call", "notes_export", &uri], &notes_over_stdio(&data));
+    let terminal = Terminal::start("task", &line, &[]);
     let (code, screen) = terminal.finish();
     assert_eq!(code, 0, "{screen}");
     let state = screen.lines().find(|l| l.starts_with("task ")).unwrap_or_else(|| panic!("a task line: {screen}"));

@@ -8,6 +8,7 @@ pub mod client;
 pub mod conformance;
 pub mod http;
 pub mod node;
+pub mod notes;
 pub mod oauth;
 pub mod otlp;
 pub mod postgres;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub use mcp_rounds_tests::notes::NotesData;
 use mcp_rounds_tests::python;
 
 /// How long a screen may take to show what a test waits for.
@@ -48,61 +49,9 @@ pub fn python_server() -> Vec<String> {
     vec![python::interpreter().display().to_string(), script.display().to_string(), "--stdio".into()]
 }
 
-/// A notes data directory, seeded by the server's first start, removed when dropped.
-pub struct NotesData {
-    pub path: PathBuf,
-}
-
-impl NotesData {
-    pub fn new(name: &str) -> Self {
-        let base = std::env::temp_dir().canonicalize().expect("the temp dir");
-        let path = base.join(format!("mcp-rounds-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        NotesData { path }
-    }
-
-    pub fn arg(&self) -> &str {
-        self.path.to_str().unwrap()
-    }
-
-    /// The notes server over stdio on this directory, as the command after `--`.
-    pub fn stdio_server(&self) -> Vec<String> {
-        vec![notes_server().display().to_string(), "--data".into(), self.arg().into(), "--stdio".into()]
-    }
-
-    pub fn workspace_uri(&self) -> String {
-        format!("file://{}", self.path.join("workspace").display())
-    }
-
-    /// `demo`'s bearer token, as the seed wrote it.
-    pub fn token(&self) -> String {
-        let config = std::fs::read_to_string(self.path.join("config.toml")).expect("config.toml");
-        let line = config.lines().find(|l| l.starts_with("token = ")).expect("a token line");
-        line.trim_start_matches("token = ").trim_matches('"').to_owned()
-    }
-
-    /// The ids of the notes in the workspace, sorted.
-    pub fn notes(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(self.path.join("workspace"))
-            .expect("the workspace")
-            .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".md").map(str::to_owned))
-            .collect();
-        ids.sort();
-        ids
-    }
-}
-
-impl Drop for NotesData {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-        // And the files written beside it (`<dir>-<name>`).
-        let prefix = format!("{}-", self.path.file_name().unwrap().to_string_lossy());
-        for entry in std::fs::read_dir(self.path.parent().unwrap()).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-    }
+/// The notes server over stdio on `data`, as the command after `--`.
+pub fn notes_over_stdio(data: &NotesData) -> Vec<String> {
+    vec![notes_server().display().to_string(), "--data".into(), data.arg().into(), "--stdio".into()]
 }
 
 /// The three notes about TPS reports the seed writes.

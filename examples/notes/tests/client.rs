@@ -3,57 +3,11 @@
 //! `notes_delete` (which note, and a confirmation) and the two sampling rounds of
 //! `summarize_notes`.
 
-use std::path::PathBuf;
-
 use mcp_rounds::client::{ChildProcess, Client, Lifecycle, StreamableHttp};
 use mcp_rounds_tests::client::{Asked, Scripted, bounded, builder, expected_protocol, text};
 use mcp_rounds_tests::http::HttpProcess;
+use mcp_rounds_tests::notes::NotesData;
 use serde_json::{Value, json};
-
-/// A data directory the notes server seeds on its first start, removed when dropped.
-struct NotesData {
-    path: PathBuf,
-}
-
-impl NotesData {
-    fn new(name: &str) -> Self {
-        let base = std::env::temp_dir().canonicalize().expect("the temp dir");
-        let path = base.join(format!("mcp-rounds-client-interop-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        NotesData { path }
-    }
-
-    fn arg(&self) -> &str {
-        self.path.to_str().unwrap()
-    }
-
-    /// The workspace the seed grants `demo`.
-    fn workspace_uri(&self) -> String {
-        format!("file://{}", self.path.join("workspace").display())
-    }
-
-    /// `demo`'s bearer token, as the seed wrote it.
-    fn token(&self) -> String {
-        let config = std::fs::read_to_string(self.path.join("config.toml")).expect("config.toml");
-        let line = config.lines().find(|l| l.starts_with("token = ")).expect("a token line");
-        line.trim_start_matches("token = ").trim_matches('"').to_owned()
-    }
-
-    fn notes(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(self.path.join("workspace"))
-            .expect("the workspace")
-            .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".md").map(str::to_owned))
-            .collect();
-        ids.sort();
-        ids
-    }
-}
-
-impl Drop for NotesData {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
 
 const DELETE_FORM: &str = "3 notes match \"tps report\". Which one should be deleted?";
 

@@ -1,0 +1,66 @@
+//! A data directory for the example notes server, which seeds it on its first start: for tests
+//! that drive the server through a client (the library's, or the `mcp-rounds` command).
+
+use std::path::PathBuf;
+
+/// A data directory the notes server seeds on its first start; removed when dropped, with the
+/// files written beside it (`<dir>-<name>`).
+pub struct NotesData {
+    /// The directory (absent until the server's first start).
+    pub path: PathBuf,
+}
+
+impl NotesData {
+    /// A fresh directory under the system temp dir, unique to `name` and this process.
+    pub fn new(name: &str) -> Self {
+        let base = std::env::temp_dir().canonicalize().expect("the temp dir");
+        let path = base.join(format!("mcp-rounds-notes-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        NotesData { path }
+    }
+
+    /// The path, as the server's `--data` argument.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().expect("a UTF-8 temp dir")
+    }
+
+    /// A file beside the directory (which the server seeds only when it does not exist yet).
+    pub fn beside(&self, name: &str) -> PathBuf {
+        PathBuf::from(format!("{}-{name}", self.path.display()))
+    }
+
+    /// The workspace the seed grants `demo`.
+    pub fn workspace_uri(&self) -> String {
+        format!("file://{}", self.path.join("workspace").display())
+    }
+
+    /// `demo`'s bearer token, as the seed wrote it.
+    pub fn token(&self) -> String {
+        let config = std::fs::read_to_string(self.path.join("config.toml")).expect("config.toml");
+        let line = config.lines().find(|l| l.starts_with("token = ")).expect("a token line");
+        line.trim_start_matches("token = ").trim_matches('"').to_owned()
+    }
+
+    /// The ids of the notes in the workspace, sorted.
+    pub fn notes(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(self.path.join("workspace"))
+            .expect("the workspace")
+            .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".md").map(str::to_owned))
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+impl Drop for NotesData {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        let prefix = format!("{}-", self.path.file_name().unwrap_or_default().to_string_lossy());
+        let parent = self.path.parent().map(PathBuf::from).unwrap_or_default();
+        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
