@@ -143,7 +143,7 @@ async fn call(
     let result = client.call_tool_with_progress(params, move |progress| screen.progress(&progress)).await?;
     if result.is_error == Some(true) && !out.json {
         out.screen.clear();
-        out.screen.note(&format!("{} tool `{name}` reported an error:", console::style("error:").red().bold()));
+        out.screen.note(&format!("{} tool `{name}` reported an error:", crate::screen::styled("error:").red().bold()));
         out.screen.note(render::call(&result).trim_end());
         return Err(Failure::Tool(name.to_owned()));
     }

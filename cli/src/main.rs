@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Ok(()) => failure::exit(failure::SUCCESS),
         Err(failure) => {
             if !failure.shown() {
-                eprintln!("{} {failure}", console::style("mcp-rounds:").red().bold());
+                eprintln!("{} {failure}", screen::styled("mcp-rounds:").red().bold());
             }
             failure::exit(failure.exit_code())
         }

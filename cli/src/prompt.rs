@@ -3,7 +3,6 @@
 //! checked text otherwise, defaults prefilled), then an explicit accept, decline or cancel.
 //! Every function here blocks on the person; the caller runs it off the async threads.
 
-use console::style;
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input, MultiSelect, Select};
 use mcp_rounds::form::validate_field;
@@ -12,6 +11,8 @@ use mcp_rounds::model::{
     PrimitiveSchemaDefinition as Field, SamplingContent, TitledOption,
 };
 use serde_json::Value;
+
+use crate::screen::styled;
 
 /// The person closed a prompt (Esc, Ctrl-C) without answering.
 struct Dismissed;
@@ -22,7 +23,7 @@ fn theme() -> ColorfulTheme {
 
 /// A form, field by field, then what to do with it.
 pub fn form(form: &ElicitRequestFormParams) -> ElicitResult {
-    eprintln!("\n{} {}", style("The server asks:").bold(), form.message);
+    eprintln!("\n{} {}", styled("The server asks:").bold(), form.message);
     let schema = &form.requested_schema;
     let mut content = JsonObject::new();
     for (name, field) in &schema.properties {
@@ -49,8 +50,8 @@ pub fn form(form: &ElicitRequestFormParams) -> ElicitResult {
 
 /// A URL to open: shown, never opened; the person says when they are done.
 pub fn url(request: &ElicitRequestUrlParams) -> ElicitResult {
-    eprintln!("\n{} {}", style("The server asks you to open a page:").bold(), request.message);
-    eprintln!("  {}", style(&request.url).underlined());
+    eprintln!("\n{} {}", styled("The server asks you to open a page:").bold(), request.message);
+    eprintln!("  {}", styled(&request.url).underlined());
     let choice = Select::with_theme(&theme())
         .with_prompt("When you are done there")
         .items(["Done (accept)", "Decline", "Cancel"])
@@ -65,9 +66,9 @@ pub fn url(request: &ElicitRequestUrlParams) -> ElicitResult {
 
 /// A sampling request: the messages shown, the reply typed by the person (empty: refused).
 pub fn sampling(request: &CreateMessageRequestParams) -> Option<String> {
-    eprintln!("\n{} (at most {} tokens)", style("The server asks your model for a reply").bold(), request.max_tokens);
+    eprintln!("\n{} (at most {} tokens)", styled("The server asks your model for a reply").bold(), request.max_tokens);
     if let Some(system) = &request.system_prompt {
-        eprintln!("  {} {system}", style("system:").dim());
+        eprintln!("  {} {system}", styled("system:").dim());
     }
     for message in &request.messages {
         let role = serde_json::to_value(message.role).ok().and_then(|r| r.as_str().map(str::to_owned));
@@ -79,7 +80,7 @@ pub fn sampling(request: &CreateMessageRequestParams) -> Option<String> {
                 SamplingContent::ToolUse(_) => "[a tool call]".to_owned(),
                 SamplingContent::ToolResult(_) => "[a tool result]".to_owned(),
             };
-            eprintln!("  {} {text}", style(format!("{}:", role.as_deref().unwrap_or("?"))).dim());
+            eprintln!("  {} {text}", styled(format!("{}:", role.as_deref().unwrap_or("?"))).dim());
         }
     }
     let reply: String = Input::with_theme(&theme())
@@ -93,7 +94,7 @@ pub fn sampling(request: &CreateMessageRequestParams) -> Option<String> {
 /// The roots to give the server, as `file://` URIs: directories or URIs separated by spaces,
 /// asked again until each is one.
 pub fn roots() -> Vec<String> {
-    eprintln!("\n{}", style("The server asks for your roots (the directories it may work in).").bold());
+    eprintln!("\n{}", styled("The server asks for your roots (the directories it may work in).").bold());
     let current = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let uris = |answer: &str| -> Result<Vec<String>, String> {
         answer.split_whitespace().map(|root| crate::answering::root_uri(root).map_err(|e| e.to_string())).collect()
@@ -254,7 +255,7 @@ fn several(
         match validate_field(name, &value, field) {
             Ok(()) => return Ok(Some(value)),
             Err(violation) => {
-                eprintln!("{} {}", style("✘").red(), violation.reason);
+                eprintln!("{} {}", styled("✘").red(), violation.reason);
                 checked = (0..options.len()).map(|i| chosen.contains(&i)).collect();
             }
         }

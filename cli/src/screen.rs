@@ -5,9 +5,14 @@ use std::io::IsTerminal;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use console::style;
+use console::StyledObject;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_rounds::model::{LoggingMessageNotificationParams, ProgressNotificationParams, Task, TaskStatus};
+
+/// `what`, styled for stderr (whose colours `NO_COLOR` and its terminal decide).
+pub fn styled<D>(what: D) -> StyledObject<D> {
+    console::style(what).for_stderr()
+}
 
 /// The terminal, if there is one, and the bar on it.
 #[derive(Debug)]
@@ -46,7 +51,7 @@ impl Screen {
     /// A message exchanged with the server (`--verbose`).
     pub fn traffic(&self, sent: bool, body: &[u8]) {
         let arrow = if sent { "→" } else { "←" };
-        self.note(&format!("{} {}", style(arrow).cyan(), style(String::from_utf8_lossy(body)).dim()));
+        self.note(&format!("{} {}", styled(arrow).cyan(), styled(String::from_utf8_lossy(body)).dim()));
     }
 
     /// The server's log: warnings and worse always, the rest with `--verbose`.
@@ -58,7 +63,7 @@ impl Screen {
         }
         let data = message.data.as_str().map_or_else(|| message.data.to_string(), str::to_owned);
         let logger = message.logger.as_deref().map(|l| format!(" {l}")).unwrap_or_default();
-        self.note(&format!("{}{logger}: {data}", style(format!("server {level}")).yellow()));
+        self.note(&format!("{}{logger}: {data}", styled(format!("server {level}")).yellow()));
     }
 
     /// A progress notification: the bar moves (a spinner when there is no total).
