@@ -5,8 +5,8 @@
 mod common;
 
 use common::{
-    NotesData, TPS_NOTES, Terminal, conformance_server, mcp_rounds, notes_over_stdio, notes_server, python_server,
-    quote,
+    NotesData, TPS_NOTES, Terminal, conformance_server, fixture_server, mcp_rounds, notes_over_stdio, notes_server,
+    python_server, quote,
 };
 use mcp_rounds_tests::http::HttpProcess;
 
@@ -199,4 +199,17 @@ fn a_call_the_server_makes_a_task_shows_its_state() {
     let state = screen.lines().find(|l| l.starts_with("task ")).unwrap_or_else(|| panic!("a task line: {screen}"));
     assert!(state.ends_with(" completed"), "{state}");
     assert!(screen.contains("\"count\": 6,"), "the structured result, pretty: {screen}");
+}
+
+#[test]
+fn progress_moves_a_bar_that_is_gone_when_the_result_comes() {
+    let server = [fixture_server().display().to_string()];
+    let terminal = Terminal::start("progress", &command(&["tools", "call", "progress", "steps=400"], &server), &[]);
+    // The server takes at least 2 s (5 ms a step): the bar is on the screen meanwhile.
+    let screen = terminal.wait_for("/400 step ");
+    assert!(screen.lines().any(|l| l.contains("/400 step ")), "{screen}");
+    let (code, screen) = terminal.finish();
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("done in 400 steps"), "{screen}");
+    assert!(!screen.contains("/400"), "the bar is cleared before the result: {screen}");
 }

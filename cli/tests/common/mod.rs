@@ -28,6 +28,11 @@ pub fn conformance_server() -> PathBuf {
     workspace_binary("conformance-server", "conformance-server")
 }
 
+/// The tests' fixture server (progress, tasks, cancellation).
+pub fn fixture_server() -> PathBuf {
+    workspace_binary("mcp-rounds-tests", "fixture-server")
+}
+
 /// A binary of another package of the workspace, beside the command (`cargo test --workspace`
 /// builds them all; a test run alone builds the one it needs).
 fn workspace_binary(package: &str, bin: &str) -> PathBuf {
