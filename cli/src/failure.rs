@@ -80,9 +80,10 @@ fn client_exit_code(error: &ClientError) -> u8 {
     }
 }
 
-/// An HTTP 401, or a 403 that asks for more scope.
+/// An HTTP 401, or a 403 that asks for more scope, or a login that failed.
 fn needs_authorization(error: &ClientError) -> bool {
     match error {
+        ClientError::Transport { source: TransportError::Unauthorized(_), .. } => true,
         ClientError::Transport { source: TransportError::Status { status, .. }, .. }
         | ClientError::Transport { source: TransportError::Rejected { status, .. }, .. } => {
             *status == 401 || *status == 403

@@ -81,9 +81,14 @@ pub fn checks_of(output_dir: &Path, scenario: &str) -> Option<Vec<Check>> {
 }
 
 /// The checks the suite saved under `output_dir` for client scenario `scenario` (a directory
-/// `<scenario>-<timestamp>`); `None` when it did not run.
+/// `<scenario>-<timestamp>`, nested where the name has a `/`: `auth/x` is under `auth/`);
+/// `None` when it did not run.
 pub fn client_checks_of(output_dir: &Path, scenario: &str) -> Option<Vec<Check>> {
-    checks_under(output_dir, &format!("{scenario}-"), scenario)
+    let (dir, name) = match scenario.rsplit_once('/') {
+        Some((parent, name)) => (output_dir.join(parent), name),
+        None => (output_dir.to_path_buf(), scenario),
+    };
+    checks_under(&dir, &format!("{name}-"), scenario)
 }
 
 fn checks_under(output_dir: &Path, prefix: &str, scenario: &str) -> Option<Vec<Check>> {

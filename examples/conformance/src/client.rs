@@ -14,6 +14,8 @@ use mcp_rounds::model::{
 };
 use serde_json::{Map, Value, json};
 
+mod login;
+
 /// The suite gives a client 30 s; one that hangs is stopped here first, and says where.
 const DEADLINE: Duration = Duration::from_secs(25);
 
@@ -73,7 +75,10 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
         .handler(Agreeable)
         .lifecycle(lifecycle)
         .protocol_version(version)
-        .connect(StreamableHttp::new(url))
+        .connect(match login::for_scenario(scenario, context) {
+            Some(oauth) => StreamableHttp::new(url).oauth(oauth),
+            None => StreamableHttp::new(url),
+        })
         .await?;
     let played = play(&client, scenario, context).await;
     client.close().await;
@@ -126,6 +131,12 @@ async fn play(client: &Client, scenario: &str, context: &Value) -> Result<(), Cl
         }
         "sse-retry" => {
             client.call_tool("test_reconnection", json!({})).await?;
+        }
+        // Authorization: every tool called as well (one asks for more scope than listing).
+        auth if auth.starts_with("auth/") => {
+            for tool in &tools {
+                client.call_tool(&tool.name, json!({})).await?;
+            }
         }
         // `initialize`, `request-metadata`, `json-schema-ref-no-deref`: connecting and listing
         // is the whole scenario (a schema's `$ref` is never fetched).

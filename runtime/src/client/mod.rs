@@ -60,6 +60,8 @@ mod lifecycle;
 mod link;
 mod listen;
 mod message;
+#[cfg(all(feature = "oauth", feature = "client-http"))]
+pub mod oauth;
 mod rounds;
 mod tasks;
 pub mod transport;

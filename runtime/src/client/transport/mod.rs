@@ -133,6 +133,9 @@ pub enum TransportError {
         /// The JSON-RPC error of the body.
         error: Box<ErrorObject>,
     },
+    /// The server wants authorization the client could not get (or has none to try).
+    #[error("authorization needed: {0}")]
+    Unauthorized(String),
     /// The server sent something that is not JSON-RPC.
     #[error("the server sent something that is not JSON-RPC: {0}")]
     Malformed(String),

@@ -12,6 +12,8 @@ use serde::Deserialize;
 use super::sse::{Position, read_events};
 use super::{ClientTransport, Inbox, Outbound, OutboundKind, TransportError};
 use crate::client::Protocol;
+#[cfg(feature = "oauth")]
+use crate::client::oauth::OAuth;
 use crate::future::BoxFuture;
 use crate::jsonrpc::{ErrorObject, RequestId};
 
@@ -20,6 +22,8 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
 /// Times a broken stream is resumed for one request before the request fails.
 const MAX_RESUMPTIONS: usize = 5;
+
+mod authorized;
 
 const SESSION_ID: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -62,6 +66,9 @@ struct HttpState {
     legacy_version: Mutex<Option<HeaderValue>>,
     /// The task reading a 2025-11-25 session's standalone stream.
     standalone: Mutex<Option<tokio::task::AbortHandle>>,
+    /// Logins: a token on every message, and a new one when the server refuses it.
+    #[cfg(feature = "oauth")]
+    oauth: OnceLock<OAuth>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -96,6 +103,8 @@ impl StreamableHttp {
                 exchanges: Mutex::new(HashMap::new()),
                 legacy_version: Mutex::new(None),
                 standalone: Mutex::new(None),
+                #[cfg(feature = "oauth")]
+                oauth: OnceLock::new(),
             }),
         }
     }
@@ -110,6 +119,14 @@ impl StreamableHttp {
     pub fn bearer(mut self, token: impl Into<String>) -> Self {
         let token = token.into();
         self.bearer = (!token.is_empty()).then_some(token);
+        self
+    }
+
+    /// Logs in when the server asks (a 401, or a 403 asking for more scope): see
+    /// [`OAuth`](crate::client::oauth::OAuth). Its token goes with every message.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(self, oauth: OAuth) -> Self {
+        let _ = self.shared.oauth.set(oauth);
         self
     }
 
@@ -146,6 +163,10 @@ impl StreamableHttp {
             Some(client) => client.clone(),
             None => default_client()?,
         };
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = self.shared.oauth.get() {
+            oauth.attach(&http);
+        }
         let _ = self.shared.url.set(url);
         let _ = self.shared.fixed.set(fixed);
         let _ = self.shared.http.set(http);
@@ -173,10 +194,19 @@ fn default_client() -> Result<reqwest::Client, TransportError> {
 }
 
 impl HttpState {
-    fn post(&self, outbound: Outbound) -> reqwest::RequestBuilder {
+    /// The POST of a message, with `token` as its bearer token if given.
+    fn post(
+        &self,
+        message_headers: &[(String, String)],
+        body: Vec<u8>,
+        token: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         let mut headers = self.fixed.get().cloned().unwrap_or_default();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        for (name, value) in &outbound.headers {
+        if let Some(value) = token.and_then(bearer_value) {
+            headers.insert(AUTHORIZATION, value);
+        }
+        for (name, value) in message_headers {
             match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
                 (Ok(name), Ok(value)) => {
                     headers.insert(name, value);
@@ -187,7 +217,7 @@ impl HttpState {
         if let Some(session) = lock(&self.session).clone() {
             headers.insert(SESSION_ID, session);
         }
-        self.http().post(self.url().clone()).headers(headers).body(outbound.body)
+        self.http().post(self.url().clone()).headers(headers).body(body)
     }
 
     fn http(&self) -> &reqwest::Client {
@@ -270,6 +300,9 @@ impl HttpState {
     /// A GET for a 2025-11-25 session's stream, resuming after `last_event_id` if given.
     async fn get_stream(&self, last_event_id: Option<&str>) -> reqwest::Result<reqwest::Response> {
         let mut headers = self.fixed.get().cloned().unwrap_or_default();
+        if let Some(value) = self.current_token().await.as_deref().and_then(bearer_value) {
+            headers.insert(AUTHORIZATION, value);
+        }
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         if let Some(session) = lock(&self.session).clone() {
             headers.insert(SESSION_ID, session);
@@ -319,6 +352,13 @@ fn is_event_stream(response: &reqwest::Response) -> bool {
         .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
+/// `Bearer {token}`, marked sensitive (never shown in a debug string).
+fn bearer_value(token: &str) -> Option<HeaderValue> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
 fn connect_error(error: &reqwest::Error) -> TransportError {
     // The chain of causes says what failed (refused, DNS, TLS); reqwest's own text does not.
     let mut text = error.to_string();
@@ -346,18 +386,16 @@ impl ClientTransport for StreamableHttp {
     fn send(&self, message: Outbound) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
             let inbox = lock(&self.shared.inbox).clone().ok_or_else(|| TransportError::Closed("not open".into()))?;
-            let kind = message.kind.clone();
-            let request = self.shared.post(message);
-            match kind {
+            match message.kind.clone() {
                 OutboundKind::Request(id) => {
                     let shared = self.shared.clone();
                     let task_id = id.clone();
                     let mut exchanges = lock(&self.shared.exchanges);
                     let task = tokio::spawn(async move {
-                        match request.send().await {
+                        match shared.exchange(message).await {
                             Ok(response) => shared.answer(&task_id, response, &inbox).await,
-                            Err(e) => {
-                                let _ = inbox.failed(&task_id, connect_error(&e));
+                            Err(error) => {
+                                let _ = inbox.failed(&task_id, error);
                             }
                         }
                         lock(&shared.exchanges).remove(&task_id);
@@ -366,7 +404,7 @@ impl ClientTransport for StreamableHttp {
                     Ok(())
                 }
                 OutboundKind::Notification | OutboundKind::Response => {
-                    let response = request.send().await.map_err(|e| connect_error(&e))?;
+                    let response = self.shared.exchange(message).await?;
                     self.shared.remember_session(&response);
                     let status = response.status();
                     if status.is_success() {

@@ -1,0 +1,61 @@
+//! A message's exchange with the token of the client's logins: the current token sent, and a
+//! refusal (401, or 403 `insufficient_scope`) answered by a new authorization and one more try,
+//! a bounded number of times.
+
+use super::{HttpState, connect_error};
+use crate::client::transport::{Outbound, TransportError};
+
+impl HttpState {
+    /// The token to send now, if the client logs in.
+    pub(super) async fn current_token(&self) -> Option<String> {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = self.oauth.get() {
+            return oauth.token().await.ok().flatten();
+        }
+        None
+    }
+
+    /// Sends `outbound` and returns the server's response (whatever its status).
+    #[cfg(not(feature = "oauth"))]
+    pub(super) async fn exchange(&self, outbound: Outbound) -> Result<reqwest::Response, TransportError> {
+        self.post(&outbound.headers, outbound.body, None).send().await.map_err(|e| connect_error(&e))
+    }
+
+    /// Sends `outbound` with the current token; when the server refuses it, logs in again and
+    /// sends it once more, at most [`MAX_AUTHORIZATIONS_PER_REQUEST`] times.
+    ///
+    /// [`MAX_AUTHORIZATIONS_PER_REQUEST`]: crate::client::oauth::MAX_AUTHORIZATIONS_PER_REQUEST
+    #[cfg(feature = "oauth")]
+    pub(super) async fn exchange(&self, outbound: Outbound) -> Result<reqwest::Response, TransportError> {
+        use crate::client::oauth::MAX_AUTHORIZATIONS_PER_REQUEST;
+        let Some(oauth) = self.oauth.get() else {
+            return self.post(&outbound.headers, outbound.body, None).send().await.map_err(|e| connect_error(&e));
+        };
+        let refused = |e: crate::client::oauth::OAuthError| TransportError::Unauthorized(e.to_string());
+        let mut authorizations = 0;
+        loop {
+            let token = oauth.token().await.map_err(refused)?;
+            let request = self.post(&outbound.headers, outbound.body.clone(), token.as_deref());
+            let response = request.send().await.map_err(|e| connect_error(&e))?;
+            let challenges: Vec<String> = response
+                .headers()
+                .get_all(reqwest::header::WWW_AUTHENTICATE)
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_owned))
+                .collect();
+            let wants_login = match response.status().as_u16() {
+                401 => true,
+                403 => crate::client::oauth::asks_for_scope(challenges.iter().map(String::as_str)),
+                _ => false,
+            };
+            if !wants_login || authorizations == MAX_AUTHORIZATIONS_PER_REQUEST {
+                return Ok(response);
+            }
+            authorizations += 1;
+            oauth
+                .refused(self.url(), token.as_deref(), challenges.iter().map(String::as_str))
+                .await
+                .map_err(refused)?;
+        }
+    }
+}
