@@ -76,7 +76,7 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
         .lifecycle(lifecycle)
         .protocol_version(version)
         .connect(match login::for_scenario(scenario, context) {
-            Some(oauth) => StreamableHttp::new(url).oauth(oauth),
+            Some(oauth) => StreamableHttp::new(url).login(oauth),
             None => StreamableHttp::new(url),
         })
         .await?;

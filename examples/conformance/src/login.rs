@@ -1,7 +1,7 @@
 //! The suite's authorization scenarios: the logins the client needs, from the scenario and its
 //! context, and the suite's headless authorization step.
 
-use mcp_rounds::client::oauth::{Authorizer, ClientCredentials, OAuth, OAuthError};
+use mcp_rounds::client::oauth::{Authorizer, ClientCredentials, Login, LoginError};
 use mcp_rounds::future::BoxFuture;
 use serde_json::Value;
 
@@ -13,19 +13,19 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// The logins of an `auth/…` scenario; `None` for the others.
-pub fn for_scenario(scenario: &str, context: &Value) -> Option<OAuth> {
+pub fn for_scenario(scenario: &str, context: &Value) -> Option<Login> {
     let text = |name: &str| context[name].as_str().map(str::to_owned);
     match scenario {
         "auth/client-credentials-basic" => {
-            Some(OAuth::client_credentials(ClientCredentials::secret(text("client_id")?, text("client_secret")?)))
+            Some(Login::client_credentials(ClientCredentials::secret(text("client_id")?, text("client_secret")?)))
         }
         "auth/client-credentials-jwt" => {
             let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".into()).parse().ok()?;
             let key = ClientCredentials::private_key_jwt(text("client_id")?, text("private_key_pem")?, algorithm);
-            Some(OAuth::client_credentials(key))
+            Some(Login::client_credentials(key))
         }
         auth if auth.starts_with("auth/") => {
-            let mut builder = OAuth::builder(REDIRECT_URI, Headless::new())
+            let mut builder = Login::builder(REDIRECT_URI, Headless::new())
                 .client_name("mcp-rounds-conformance-client")
                 .client_metadata_url(CLIENT_METADATA_URL);
             if let Some(client_id) = text("client_id") {
@@ -53,9 +53,9 @@ impl Headless {
 }
 
 impl Authorizer for Headless {
-    fn authorize<'a>(&'a self, url: &'a str, _redirect_uri: &'a str) -> BoxFuture<'a, Result<String, OAuthError>> {
+    fn authorize<'a>(&'a self, url: &'a str, _redirect_uri: &'a str) -> BoxFuture<'a, Result<String, LoginError>> {
         Box::pin(async move {
-            let failed = |why: String| OAuthError::Authorization(why);
+            let failed = |why: String| LoginError::Authorization(why);
             let response = self.http.get(url).send().await.map_err(|e| failed(format!("cannot reach {url}: {e}")))?;
             let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
             location

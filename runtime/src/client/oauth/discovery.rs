@@ -6,7 +6,7 @@
 use reqwest::Url;
 use serde::Deserialize;
 
-use super::OAuthError;
+use super::LoginError;
 use super::challenge::Challenge;
 
 /// The protected resource metadata a server publishes.
@@ -48,7 +48,7 @@ pub(crate) async fn resource_metadata(
     http: &reqwest::Client,
     server: &Url,
     challenge: &Challenge,
-) -> Result<ResourceMetadata, OAuthError> {
+) -> Result<ResourceMetadata, LoginError> {
     let mut candidates = Vec::new();
     if let Some(url) = &challenge.resource_metadata {
         candidates.push(url.clone());
@@ -65,13 +65,13 @@ pub(crate) async fn resource_metadata(
             return Ok(found);
         }
     }
-    Err(OAuthError::Discovery(format!("no protected resource metadata for {server} (tried {})", candidates.join(", "))))
+    Err(LoginError::Discovery(format!("no protected resource metadata for {server} (tried {})", candidates.join(", "))))
 }
 
 /// A resource the server may claim: same origin as the endpoint, and a prefix of its path.
-fn check_resource(resource: &str, server: &Url) -> Result<(), OAuthError> {
+fn check_resource(resource: &str, server: &Url) -> Result<(), LoginError> {
     let refused =
-        || OAuthError::Discovery(format!("the metadata names resource {resource:?}, not this server ({server})"));
+        || LoginError::Discovery(format!("the metadata names resource {resource:?}, not this server ({server})"));
     let claimed = Url::parse(resource).map_err(|_| refused())?;
     if claimed.origin() != server.origin() || claimed.fragment().is_some() {
         return Err(refused());
@@ -83,8 +83,8 @@ fn check_resource(resource: &str, server: &Url) -> Result<(), OAuthError> {
 }
 
 /// The metadata of the authorization server `issuer`, whose `issuer` must be exactly that.
-pub(crate) async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<ServerMetadata, OAuthError> {
-    let url = Url::parse(issuer).map_err(|e| OAuthError::Discovery(format!("issuer {issuer:?} is not a URL: {e}")))?;
+pub(crate) async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<ServerMetadata, LoginError> {
+    let url = Url::parse(issuer).map_err(|e| LoginError::Discovery(format!("issuer {issuer:?} is not a URL: {e}")))?;
     let origin = url.origin().ascii_serialization();
     let path = url.path().trim_end_matches('/');
     let candidates = if path.is_empty() {
@@ -103,7 +103,7 @@ pub(crate) async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Res
         if let Some(found) = fetch::<ServerMetadata>(http, candidate).await? {
             // RFC 8414 §3.3: a document for another issuer is refused, whoever serves it.
             if found.issuer != issuer {
-                return Err(OAuthError::Discovery(format!(
+                return Err(LoginError::Discovery(format!(
                     "the metadata at {candidate} is for issuer {:?}, not {issuer:?}",
                     found.issuer
                 )));
@@ -111,7 +111,7 @@ pub(crate) async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Res
             return Ok(found);
         }
     }
-    Err(OAuthError::Discovery(format!(
+    Err(LoginError::Discovery(format!(
         "no authorization server metadata for {issuer} (tried {})",
         candidates.join(", ")
     )))
@@ -119,24 +119,24 @@ pub(crate) async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Res
 
 /// A JSON document at `url`; `None` when the server says it has none there (a 4xx), an error
 /// when it cannot answer (5xx, unreachable) or answers something else.
-async fn fetch<T: serde::de::DeserializeOwned>(http: &reqwest::Client, url: &str) -> Result<Option<T>, OAuthError> {
+async fn fetch<T: serde::de::DeserializeOwned>(http: &reqwest::Client, url: &str) -> Result<Option<T>, LoginError> {
     let response = http
         .get(url)
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|e| OAuthError::Discovery(format!("cannot fetch {url}: {e}")))?;
+        .map_err(|e| LoginError::Discovery(format!("cannot fetch {url}: {e}")))?;
     let status = response.status();
     if status.is_client_error() || status.is_redirection() {
         return Ok(None);
     }
     if !status.is_success() {
-        return Err(OAuthError::Discovery(format!("{url} answered HTTP {status}")));
+        return Err(LoginError::Discovery(format!("{url} answered HTTP {status}")));
     }
-    let body = response.bytes().await.map_err(|e| OAuthError::Discovery(format!("cannot read {url}: {e}")))?;
+    let body = response.bytes().await.map_err(|e| LoginError::Discovery(format!("cannot read {url}: {e}")))?;
     serde_json::from_slice(&body)
         .map(Some)
-        .map_err(|e| OAuthError::Discovery(format!("{url} is not the metadata it should be: {e}")))
+        .map_err(|e| LoginError::Discovery(format!("{url} is not the metadata it should be: {e}")))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use sha2::Digest;
 
 use super::discovery::ServerMetadata;
 use super::registration::{Registered, authenticate, excerpt};
-use super::{Authorizer, OAuthError};
+use super::{Authorizer, LoginError};
 
 /// Tokens from one issuer for one resource.
 #[derive(Clone)]
@@ -54,9 +54,9 @@ struct TokenRefusal {
     error_description: Option<String>,
 }
 
-fn random(bytes: usize) -> Result<String, OAuthError> {
+fn random(bytes: usize) -> Result<String, LoginError> {
     let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer).map_err(|e| OAuthError::Authorization(format!("no randomness: {e}")))?;
+    getrandom::fill(&mut buffer).map_err(|e| LoginError::Authorization(format!("no randomness: {e}")))?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buffer))
 }
 
@@ -71,17 +71,17 @@ pub(crate) async fn authorization_code(
     redirect_uri: &str,
     resource: &str,
     scope: Option<&str>,
-) -> Result<Grant, OAuthError> {
+) -> Result<Grant, LoginError> {
     let Some(endpoint) = &server.authorization_endpoint else {
-        return Err(OAuthError::Authorization(format!("{} has no authorization endpoint", server.issuer)));
+        return Err(LoginError::Authorization(format!("{} has no authorization endpoint", server.issuer)));
     };
     if server.code_challenge_methods_supported.as_ref().is_some_and(|m| !m.iter().any(|m| m == "S256")) {
-        return Err(OAuthError::Authorization(format!("{} does not support PKCE with S256", server.issuer)));
+        return Err(LoginError::Authorization(format!("{} does not support PKCE with S256", server.issuer)));
     }
     let verifier = random(48)?;
     let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()));
     let state = random(24)?;
-    let mut url = Url::parse(endpoint).map_err(|e| OAuthError::Authorization(format!("{endpoint}: {e}")))?;
+    let mut url = Url::parse(endpoint).map_err(|e| LoginError::Authorization(format!("{endpoint}: {e}")))?;
     {
         let mut query = url.query_pairs_mut();
         query.append_pair("response_type", "code");
@@ -115,31 +115,31 @@ pub(crate) async fn authorization_code(
 
 /// The code of the redirect the authorization server sent the person to, once its `state` and
 /// `iss` check out.
-fn check_redirect(redirected: &str, state: &str, server: &ServerMetadata) -> Result<String, OAuthError> {
+fn check_redirect(redirected: &str, state: &str, server: &ServerMetadata) -> Result<String, LoginError> {
     let url =
-        Url::parse(redirected).map_err(|e| OAuthError::Authorization(format!("the redirect is not a URL: {e}")))?;
+        Url::parse(redirected).map_err(|e| LoginError::Authorization(format!("the redirect is not a URL: {e}")))?;
     let value = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
     if let Some(error) = value("error") {
         let description = value("error_description").map(|d| format!(": {d}")).unwrap_or_default();
-        return Err(OAuthError::Authorization(format!("the authorization server refused: {error}{description}")));
+        return Err(LoginError::Authorization(format!("the authorization server refused: {error}{description}")));
     }
     if value("state").as_deref() != Some(state) {
-        return Err(OAuthError::Authorization("the redirect's state is not the one sent: refused".into()));
+        return Err(LoginError::Authorization("the redirect's state is not the one sent: refused".into()));
     }
     match value("iss") {
         // RFC 9207: compared as strings, exactly, whether or not the server advertises it.
         Some(iss) if iss != server.issuer => {
-            return Err(OAuthError::Authorization(format!(
+            return Err(LoginError::Authorization(format!(
                 "the redirect comes from issuer {iss:?}, not {:?}: refused",
                 server.issuer
             )));
         }
         None if server.authorization_response_iss_parameter_supported => {
-            return Err(OAuthError::Authorization("the redirect lacks the iss its server advertises: refused".into()));
+            return Err(LoginError::Authorization("the redirect lacks the iss its server advertises: refused".into()));
         }
         _ => {}
     }
-    value("code").ok_or_else(|| OAuthError::Authorization("the redirect carries no code".into()))
+    value("code").ok_or_else(|| LoginError::Authorization("the redirect carries no code".into()))
 }
 
 /// New tokens for `refresh`, with the same resource.
@@ -150,7 +150,7 @@ pub(crate) async fn refresh(
     old: &Grant,
     refresh: &str,
     resource: &str,
-) -> Result<Grant, OAuthError> {
+) -> Result<Grant, LoginError> {
     let form = vec![
         ("grant_type", "refresh_token".to_owned()),
         ("refresh_token", refresh.to_owned()),
@@ -170,7 +170,7 @@ pub(crate) async fn client_credentials(
     client: &Registered,
     resource: &str,
     scope: Option<&str>,
-) -> Result<Grant, OAuthError> {
+) -> Result<Grant, LoginError> {
     let mut form = vec![("grant_type", "client_credentials".to_owned()), ("resource", resource.to_owned())];
     if let Some(scope) = scope {
         form.push(("scope", scope.to_owned()));
@@ -185,7 +185,7 @@ async fn token(
     server: &ServerMetadata,
     client: &Registered,
     mut form: Vec<(&'static str, String)>,
-) -> Result<Grant, OAuthError> {
+) -> Result<Grant, LoginError> {
     let endpoint = &server.token_endpoint;
     let request = authenticate(http.post(endpoint), &mut form, client, &server.issuer)?;
     let response = request
@@ -194,26 +194,26 @@ async fn token(
         .body(form_body(&form))
         .send()
         .await
-        .map_err(|e| OAuthError::Token(format!("cannot reach {endpoint}: {e}")))?;
+        .map_err(|e| LoginError::Token(format!("cannot reach {endpoint}: {e}")))?;
     let status = response.status();
     let text = response.text().await.unwrap_or_default();
     if !status.is_success() {
         return Err(match serde_json::from_str::<TokenRefusal>(&text) {
-            Ok(refusal) if refusal.error == "invalid_grant" => OAuthError::LoginAgain(format!(
+            Ok(refusal) if refusal.error == "invalid_grant" => LoginError::LoginAgain(format!(
                 "{} no longer accepts the grant{}",
                 server.issuer,
                 refusal.error_description.map(|d| format!(" ({d})")).unwrap_or_default()
             )),
-            Ok(refusal) => OAuthError::Token(format!(
+            Ok(refusal) => LoginError::Token(format!(
                 "{endpoint} refused: {}{}",
                 refusal.error,
                 refusal.error_description.map(|d| format!(": {d}")).unwrap_or_default()
             )),
-            Err(_) => OAuthError::Token(format!("{endpoint} answered HTTP {status}: {}", excerpt(&text))),
+            Err(_) => LoginError::Token(format!("{endpoint} answered HTTP {status}: {}", excerpt(&text))),
         });
     }
     let answer: TokenAnswer =
-        serde_json::from_str(&text).map_err(|e| OAuthError::Token(format!("{endpoint} answered no token: {e}")))?;
+        serde_json::from_str(&text).map_err(|e| LoginError::Token(format!("{endpoint} answered no token: {e}")))?;
     Ok(Grant {
         issuer: server.issuer.clone(),
         access: answer.access_token,

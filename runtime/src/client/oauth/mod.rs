@@ -1,5 +1,5 @@
 //! Logging in: OAuth 2.1 for a client whose server says `401` (features `oauth` and
-//! `client-http`). Given to [`StreamableHttp::oauth`](crate::client::StreamableHttp::oauth), it
+//! `client-http`). Given to [`StreamableHttp::login`](crate::client::StreamableHttp::login), it
 //! answers the server's challenge by itself: protected resource metadata, the authorization
 //! server's metadata, the client's credentials there (registered beforehand, a client ID
 //! metadata document, or dynamic registration), then a token by the authorization code grant
@@ -8,7 +8,7 @@
 //! `403 insufficient_scope` asks for the scope it names as well (a bounded number of times).
 //!
 //! ```no_run
-//! use mcp_rounds::client::oauth::{Authorizer, OAuth, OAuthError};
+//! use mcp_rounds::client::oauth::{Authorizer, Login, LoginError};
 //! use mcp_rounds::client::{Client, StreamableHttp};
 //! use mcp_rounds::future::BoxFuture;
 //!
@@ -16,21 +16,21 @@
 //! struct Paste;
 //!
 //! impl Authorizer for Paste {
-//!     fn authorize<'a>(&'a self, url: &'a str, _redirect_uri: &'a str) -> BoxFuture<'a, Result<String, OAuthError>> {
+//!     fn authorize<'a>(&'a self, url: &'a str, _redirect_uri: &'a str) -> BoxFuture<'a, Result<String, LoginError>> {
 //!         Box::pin(async move {
 //!             println!("Open {url}, then paste the address you were sent to:");
 //!             let mut line = String::new();
-//!             std::io::stdin().read_line(&mut line).map_err(|e| OAuthError::Authorization(e.to_string()))?;
+//!             std::io::stdin().read_line(&mut line).map_err(|e| LoginError::Authorization(e.to_string()))?;
 //!             Ok(line.trim().to_owned())
 //!         })
 //!     }
 //! }
 //!
 //! # async fn run() -> Result<(), mcp_rounds::client::ClientError> {
-//! let oauth = OAuth::builder("http://127.0.0.1:8976/callback", Paste)
+//! let login = Login::builder("http://127.0.0.1:8976/callback", Paste)
 //!     .client_metadata_url("https://agent.example.com/client-metadata.json")
 //!     .build();
-//! let client = Client::builder().connect(StreamableHttp::new("https://mcp.example.com/mcp").oauth(oauth)).await?;
+//! let client = Client::builder().connect(StreamableHttp::new("https://mcp.example.com/mcp").login(login)).await?;
 //! # Ok(()) }
 //! ```
 
@@ -64,13 +64,13 @@ pub(crate) fn asks_for_scope<'a>(challenges: impl IntoIterator<Item = &'a str>) 
 /// (`redirect_uri` with `code`, `state` and perhaps `iss`), e.g. as a loopback server received it.
 pub trait Authorizer: Send + Sync + 'static {
     /// Has the person authorize at `url`; the redirect's full URL.
-    fn authorize<'a>(&'a self, url: &'a str, redirect_uri: &'a str) -> BoxFuture<'a, Result<String, OAuthError>>;
+    fn authorize<'a>(&'a self, url: &'a str, redirect_uri: &'a str) -> BoxFuture<'a, Result<String, LoginError>>;
 }
 
 /// Why no token could be had.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum OAuthError {
+pub enum LoginError {
     /// The metadata could not be found, or names another resource or issuer.
     #[error("discovery: {0}")]
     Discovery(String),
@@ -130,11 +130,11 @@ impl ClientCredentials {
 
 /// A client's logins: one per server connection (cheap to clone; clones share tokens).
 #[derive(Clone)]
-pub struct OAuth {
-    inner: Arc<Shared>,
+pub struct Login {
+    inner: Arc<Logins>,
 }
 
-struct Shared {
+struct Logins {
     client_name: String,
     redirect_uri: String,
     authorizer: Arc<dyn Authorizer>,
@@ -156,24 +156,24 @@ struct Held {
     found: Option<(ResourceMetadata, ServerMetadata)>,
 }
 
-impl std::fmt::Debug for OAuth {
+impl std::fmt::Debug for Login {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuth").field("redirect_uri", &self.inner.redirect_uri).finish_non_exhaustive()
+        f.debug_struct("Login").field("redirect_uri", &self.inner.redirect_uri).finish_non_exhaustive()
     }
 }
 
-/// Builds an [`OAuth`].
+/// Builds a [`Login`].
 #[must_use]
-pub struct OAuthBuilder {
-    shared: Shared,
+pub struct LoginBuilder {
+    shared: Logins,
 }
 
-impl OAuth {
+impl Login {
     /// Logins that send the person to authorize through `authorizer`, redirected back to
     /// `redirect_uri` (for a native application, a loopback URL, RFC 8252).
-    pub fn builder(redirect_uri: impl Into<String>, authorizer: impl Authorizer) -> OAuthBuilder {
-        OAuthBuilder {
-            shared: Shared {
+    pub fn builder(redirect_uri: impl Into<String>, authorizer: impl Authorizer) -> LoginBuilder {
+        LoginBuilder {
+            shared: Logins {
                 client_name: "mcp-rounds".to_owned(),
                 redirect_uri: redirect_uri.into(),
                 authorizer: Arc::new(authorizer),
@@ -188,8 +188,8 @@ impl OAuth {
     }
 
     /// Logins of a machine by the client credentials grant: no person, no redirect.
-    pub fn client_credentials(credentials: ClientCredentials) -> OAuth {
-        let mut builder = OAuth::builder("http://127.0.0.1/unused", NoPerson);
+    pub fn client_credentials(credentials: ClientCredentials) -> Login {
+        let mut builder = Login::builder("http://127.0.0.1/unused", NoPerson);
         builder.shared.machine = Some(credentials);
         builder.build()
     }
@@ -199,9 +199,9 @@ impl OAuth {
     }
 
     /// The transport's HTTP client, which it hands over when it opens.
-    fn http(&self) -> Result<reqwest::Client, OAuthError> {
+    fn http(&self) -> Result<reqwest::Client, LoginError> {
         let http = self.inner.http.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        http.ok_or_else(|| OAuthError::Discovery("the logins are not attached to a transport yet".into()))
+        http.ok_or_else(|| LoginError::Discovery("the logins are not attached to a transport yet".into()))
     }
 
     /// Uses `http` for the metadata, registration and token requests (the transport's client).
@@ -210,7 +210,7 @@ impl OAuth {
     }
 
     /// The access token to send now, refreshed first if it is about to expire.
-    pub(crate) async fn token(&self) -> Result<Option<String>, OAuthError> {
+    pub(crate) async fn token(&self) -> Result<Option<String>, LoginError> {
         let grant = self.held().grant.clone();
         match grant {
             Some(grant) if grant.expiring() && grant.refresh.is_some() => {
@@ -226,7 +226,7 @@ impl OAuth {
         }
     }
 
-    async fn refresh(&self, grant: &Grant) -> Result<String, OAuthError> {
+    async fn refresh(&self, grant: &Grant) -> Result<String, LoginError> {
         let (found, client) = {
             let held = self.held();
             (held.found.clone(), held.clients.get(&grant.issuer).cloned())
@@ -254,7 +254,7 @@ impl OAuth {
         server: &Url,
         sent: Option<&str>,
         challenge: impl IntoIterator<Item = &'a str>,
-    ) -> Result<(), OAuthError> {
+    ) -> Result<(), LoginError> {
         let challenge = Challenge::read(challenge).unwrap_or_default();
         let _turn = self.inner.flow.lock().await;
         let current = self.held().grant.clone();
@@ -278,7 +278,7 @@ impl OAuth {
             .authorization_servers
             .first()
             .cloned()
-            .ok_or_else(|| OAuthError::Discovery(format!("{} names no authorization server", resource.resource)))?;
+            .ok_or_else(|| LoginError::Discovery(format!("{} names no authorization server", resource.resource)))?;
         let metadata = discovery::server_metadata(&http, &issuer).await?;
         let scope = self.scope(&challenge, &resource, &metadata, current.as_ref());
         let grant = match &self.inner.machine {
@@ -346,7 +346,7 @@ impl OAuth {
         http: &reqwest::Client,
         server: &ServerMetadata,
         scope: Option<&str>,
-    ) -> Result<Registered, OAuthError> {
+    ) -> Result<Registered, LoginError> {
         if let Some(held) = self.held().clients.get(&server.issuer) {
             return Ok(held.clone());
         }
@@ -369,7 +369,7 @@ impl OAuth {
     }
 }
 
-impl OAuthBuilder {
+impl LoginBuilder {
     /// The name a dynamic registration gives the client (default `mcp-rounds`).
     pub fn client_name(mut self, name: impl Into<String>) -> Self {
         self.shared.client_name = name.into();
@@ -397,8 +397,8 @@ impl OAuthBuilder {
     }
 
     /// The logins.
-    pub fn build(self) -> OAuth {
-        OAuth { inner: Arc::new(self.shared) }
+    pub fn build(self) -> Login {
+        Login { inner: Arc::new(self.shared) }
     }
 }
 
@@ -415,7 +415,7 @@ fn add_scopes(scopes: &mut Vec<String>, text: &str) {
 struct NoPerson;
 
 impl Authorizer for NoPerson {
-    fn authorize<'a>(&'a self, _url: &'a str, _redirect_uri: &'a str) -> BoxFuture<'a, Result<String, OAuthError>> {
-        Box::pin(async { Err(OAuthError::Authorization("client credentials need no person".into())) })
+    fn authorize<'a>(&'a self, _url: &'a str, _redirect_uri: &'a str) -> BoxFuture<'a, Result<String, LoginError>> {
+        Box::pin(async { Err(LoginError::Authorization("client credentials need no person".into())) })
     }
 }

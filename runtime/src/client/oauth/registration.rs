@@ -7,7 +7,7 @@ use base64::Engine;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::OAuthError;
+use super::LoginError;
 use super::discovery::ServerMetadata;
 
 /// A client's credentials at one issuer.
@@ -53,9 +53,9 @@ pub(crate) async fn register(
     client_name: &str,
     redirect_uri: &str,
     scope: Option<&str>,
-) -> Result<Registered, OAuthError> {
+) -> Result<Registered, LoginError> {
     let Some(endpoint) = &server.registration_endpoint else {
-        return Err(OAuthError::Registration(format!(
+        return Err(LoginError::Registration(format!(
             "{} takes no dynamic registration and no client ID metadata document: register the client beforehand",
             server.issuer
         )));
@@ -83,17 +83,17 @@ pub(crate) async fn register(
         .body(body.to_string())
         .send()
         .await
-        .map_err(|e| OAuthError::Registration(format!("cannot reach {endpoint}: {e}")))?;
+        .map_err(|e| LoginError::Registration(format!("cannot reach {endpoint}: {e}")))?;
     let status = response.status();
     let text = response.text().await.unwrap_or_default();
     if !status.is_success() {
-        return Err(OAuthError::Registration(format!(
+        return Err(LoginError::Registration(format!(
             "{endpoint} refused the registration: HTTP {status}: {}",
             excerpt(&text)
         )));
     }
     let answer: RegistrationAnswer = serde_json::from_str(&text)
-        .map_err(|e| OAuthError::Registration(format!("{endpoint} answered something else: {e}")))?;
+        .map_err(|e| LoginError::Registration(format!("{endpoint} answered something else: {e}")))?;
     let secret = answer.client_secret.filter(|s| !s.is_empty());
     let method = answer
         .token_endpoint_auth_method
@@ -113,7 +113,7 @@ pub(crate) fn authenticate(
     form: &mut Vec<(&'static str, String)>,
     client: &Registered,
     audience: &str,
-) -> Result<reqwest::RequestBuilder, OAuthError> {
+) -> Result<reqwest::RequestBuilder, LoginError> {
     match (client.method.as_str(), &client.secret, &client.key) {
         ("client_secret_basic", Some(secret), _) => {
             let encode = |s: &str| percent_encoding::utf8_percent_encode(s, FORM).to_string();
@@ -148,7 +148,7 @@ fn assertion(
     audience: &str,
     pem: &str,
     algorithm: jsonwebtoken::Algorithm,
-) -> Result<String, OAuthError> {
+) -> Result<String, LoginError> {
     let key = match algorithm {
         jsonwebtoken::Algorithm::ES256 | jsonwebtoken::Algorithm::ES384 => {
             jsonwebtoken::EncodingKey::from_ec_pem(pem.as_bytes())
@@ -156,15 +156,15 @@ fn assertion(
         jsonwebtoken::Algorithm::EdDSA => jsonwebtoken::EncodingKey::from_ed_pem(pem.as_bytes()),
         _ => jsonwebtoken::EncodingKey::from_rsa_pem(pem.as_bytes()),
     }
-    .map_err(|e| OAuthError::Registration(format!("the private key does not read as {algorithm:?}: {e}")))?;
+    .map_err(|e| LoginError::Registration(format!("the private key does not read as {algorithm:?}: {e}")))?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs();
     let mut id = [0u8; 16];
-    getrandom::fill(&mut id).map_err(|e| OAuthError::Registration(format!("no randomness: {e}")))?;
+    getrandom::fill(&mut id).map_err(|e| LoginError::Registration(format!("no randomness: {e}")))?;
     let claims = json!({
         "iss": client_id, "sub": client_id, "aud": audience,
         "iat": now, "exp": now + 300,
         "jti": base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(id),
     });
     jsonwebtoken::encode(&jsonwebtoken::Header::new(algorithm), &claims, &key)
-        .map_err(|e| OAuthError::Registration(format!("cannot sign the client assertion: {e}")))
+        .map_err(|e| LoginError::Registration(format!("cannot sign the client assertion: {e}")))
 }

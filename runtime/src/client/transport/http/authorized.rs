@@ -31,7 +31,7 @@ impl HttpState {
         let Some(oauth) = self.oauth.get() else {
             return self.post(&outbound.headers, outbound.body, None).send().await.map_err(|e| connect_error(&e));
         };
-        let refused = |e: crate::client::oauth::OAuthError| TransportError::Unauthorized(e.to_string());
+        let refused = |e: crate::client::oauth::LoginError| TransportError::Unauthorized(e.to_string());
         let mut authorizations = 0;
         loop {
             let token = oauth.token().await.map_err(refused)?;

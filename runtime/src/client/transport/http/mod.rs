@@ -13,7 +13,7 @@ use super::sse::{Position, read_events};
 use super::{ClientTransport, Inbox, Outbound, OutboundKind, TransportError};
 use crate::client::Protocol;
 #[cfg(feature = "oauth")]
-use crate::client::oauth::OAuth;
+use crate::client::oauth::Login;
 use crate::future::BoxFuture;
 use crate::jsonrpc::{ErrorObject, RequestId};
 
@@ -68,7 +68,7 @@ struct HttpState {
     standalone: Mutex<Option<tokio::task::AbortHandle>>,
     /// Logins: a token on every message, and a new one when the server refuses it.
     #[cfg(feature = "oauth")]
-    oauth: OnceLock<OAuth>,
+    oauth: OnceLock<Login>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -123,10 +123,10 @@ impl StreamableHttp {
     }
 
     /// Logs in when the server asks (a 401, or a 403 asking for more scope): see
-    /// [`OAuth`](crate::client::oauth::OAuth). Its token goes with every message.
+    /// [`Login`](crate::client::oauth::Login). Its token goes with every message.
     #[cfg(feature = "oauth")]
-    pub fn oauth(self, oauth: OAuth) -> Self {
-        let _ = self.shared.oauth.set(oauth);
+    pub fn login(self, login: Login) -> Self {
+        let _ = self.shared.oauth.set(login);
         self
     }
 
