@@ -9,8 +9,8 @@ impl HttpState {
     /// The token to send now, if the client logs in.
     pub(super) async fn current_token(&self) -> Option<String> {
         #[cfg(feature = "oauth")]
-        if let Some(oauth) = self.oauth.get() {
-            return oauth.token().await.ok().flatten();
+        if let Some(login) = self.login.get() {
+            return login.token().await.ok().flatten();
         }
         None
     }
@@ -28,13 +28,13 @@ impl HttpState {
     #[cfg(feature = "oauth")]
     pub(super) async fn exchange(&self, outbound: Outbound) -> Result<reqwest::Response, TransportError> {
         use crate::client::oauth::MAX_AUTHORIZATIONS_PER_REQUEST;
-        let Some(oauth) = self.oauth.get() else {
+        let Some(login) = self.login.get() else {
             return self.post(&outbound.headers, outbound.body, None).send().await.map_err(|e| connect_error(&e));
         };
         let refused = |e: crate::client::oauth::LoginError| TransportError::Unauthorized(e.to_string());
         let mut authorizations = 0;
         loop {
-            let token = oauth.token().await.map_err(refused)?;
+            let token = login.token().await.map_err(refused)?;
             let request = self.post(&outbound.headers, outbound.body.clone(), token.as_deref());
             let response = request.send().await.map_err(|e| connect_error(&e))?;
             let challenges: Vec<String> = response
@@ -52,7 +52,7 @@ impl HttpState {
                 return Ok(response);
             }
             authorizations += 1;
-            oauth
+            login
                 .refused(self.url(), token.as_deref(), challenges.iter().map(String::as_str))
                 .await
                 .map_err(refused)?;

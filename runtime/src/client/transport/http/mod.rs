@@ -68,7 +68,7 @@ struct HttpState {
     standalone: Mutex<Option<tokio::task::AbortHandle>>,
     /// Logins: a token on every message, and a new one when the server refuses it.
     #[cfg(feature = "oauth")]
-    oauth: OnceLock<Login>,
+    login: OnceLock<Login>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -104,7 +104,7 @@ impl StreamableHttp {
                 legacy_version: Mutex::new(None),
                 standalone: Mutex::new(None),
                 #[cfg(feature = "oauth")]
-                oauth: OnceLock::new(),
+                login: OnceLock::new(),
             }),
         }
     }
@@ -126,7 +126,7 @@ impl StreamableHttp {
     /// [`Login`](crate::client::oauth::Login). Its token goes with every message.
     #[cfg(feature = "oauth")]
     pub fn login(self, login: Login) -> Self {
-        let _ = self.shared.oauth.set(login);
+        let _ = self.shared.login.set(login);
         self
     }
 
@@ -164,8 +164,8 @@ impl StreamableHttp {
             None => default_client()?,
         };
         #[cfg(feature = "oauth")]
-        if let Some(oauth) = self.shared.oauth.get() {
-            oauth.attach(&http);
+        if let Some(login) = self.shared.login.get() {
+            login.attach(&http);
         }
         let _ = self.shared.url.set(url);
         let _ = self.shared.fixed.set(fixed);
