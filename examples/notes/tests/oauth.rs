@@ -8,53 +8,13 @@ mod common;
 
 use std::thread;
 
-use common::{BIN, DataDir, TPS};
-use mcp_rounds_tests::http::{HttpProcess, HttpResponse, post_mcp, request_to};
-use mcp_rounds_tests::oauth::{self, AuthorizationServer, Client, claims, unsigned_token};
+use common::{BIN, DataDir, Protected, TPS};
+use mcp_rounds_tests::http::{HttpResponse, post_mcp, request_to};
+use mcp_rounds_tests::oauth::{self, Client, claims, unsigned_token};
 use mcp_rounds_tests::request;
 use serde_json::{Value, json};
 
-/// A notes server whose config trusts `auth`, with principals for both of its clients and for
-/// `alice` and `bob` (subjects of tokens the tests sign themselves), all on the seeded
-/// workspace.
-struct Protected {
-    auth: AuthorizationServer,
-    dir: DataDir,
-    server: HttpProcess,
-}
-
 impl Protected {
-    fn start(name: &str) -> Self {
-        Self::start_signing_with(name, "ES256")
-    }
-
-    fn start_signing_with(name: &str, alg: &str) -> Self {
-        let auth = AuthorizationServer::start_signing_with(alg);
-        let dir = DataDir::seeded(&format!("oauth-{name}"));
-        let workspace = dir.workspace_uri();
-        let mut config = dir.config();
-        config.push_str(&format!(
-            "\n[oauth]\nissuer = \"{}\"\njwks_uri = \"{}\"\nscopes_supported = [\"notes:read\", \"notes:write\"]\n",
-            auth.issuer(),
-            auth.jwks_uri()
-        ));
-        for principal in [oauth::FULL_CLIENT_ID, oauth::READER_CLIENT_ID, "alice", "bob"] {
-            config.push_str(&format!("\n[principals.{principal}]\nworkspaces = [\"{workspace}\"]\n"));
-        }
-        dir.set_config(&config);
-        let server = HttpProcess::spawn_with_env(BIN, &["--data", dir.arg()], &[("NOTES_LOG", "debug")]);
-        Protected { auth, dir, server }
-    }
-
-    /// The MCP endpoint's URL: the resource tokens must be for.
-    fn resource(&self) -> String {
-        format!("http://{}/mcp", self.server.address)
-    }
-
-    fn metadata_url(&self) -> String {
-        format!("http://{}/.well-known/oauth-protected-resource/mcp", self.server.address)
-    }
-
     /// A token from the authorization server for this resource.
     fn token(&self, client: Client, scope: &str) -> String {
         self.auth.token(client, scope, &self.resource()).expect("the authorization server issues a token")

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use mcp_rounds_tests::http::HttpProcess;
+use mcp_rounds_tests::oauth::{self, AuthorizationServer};
 use mcp_rounds_tests::request;
 use mcp_rounds_tests::stdio::StdioProcess;
 use serde_json::{Value, json};
@@ -284,4 +286,46 @@ pub fn assert_bad_field(response: &Value, field: &str) {
 pub fn assert_no_resource(response: &Value, uri: &str) {
     assert_error(response, -32602, json!({"uri": uri}));
     assert_eq!(response["error"]["message"], "Resource not found");
+}
+
+/// A notes server whose config trusts `auth`, with principals for both of its clients and for
+/// `alice` and `bob` (subjects of tokens the tests sign themselves), all on the seeded
+/// workspace.
+pub struct Protected {
+    pub auth: AuthorizationServer,
+    pub dir: DataDir,
+    pub server: HttpProcess,
+}
+
+impl Protected {
+    pub fn start(name: &str) -> Self {
+        Self::start_signing_with(name, "ES256")
+    }
+
+    pub fn start_signing_with(name: &str, alg: &str) -> Self {
+        let auth = AuthorizationServer::start_signing_with(alg);
+        let dir = DataDir::seeded(&format!("oauth-{name}"));
+        let workspace = dir.workspace_uri();
+        let mut config = dir.config();
+        config.push_str(&format!(
+            "\n[oauth]\nissuer = \"{}\"\njwks_uri = \"{}\"\nscopes_supported = [\"notes:read\", \"notes:write\"]\n",
+            auth.issuer(),
+            auth.jwks_uri()
+        ));
+        for principal in [oauth::FULL_CLIENT_ID, oauth::READER_CLIENT_ID, "alice", "bob"] {
+            config.push_str(&format!("\n[principals.{principal}]\nworkspaces = [\"{workspace}\"]\n"));
+        }
+        dir.set_config(&config);
+        let server = HttpProcess::spawn_with_env(BIN, &["--data", dir.arg()], &[("NOTES_LOG", "debug")]);
+        Protected { auth, dir, server }
+    }
+
+    /// The MCP endpoint's URL: the resource tokens must be for.
+    pub fn resource(&self) -> String {
+        format!("http://{}/mcp", self.server.address)
+    }
+
+    pub fn metadata_url(&self) -> String {
+        format!("http://{}/.well-known/oauth-protected-resource/mcp", self.server.address)
+    }
 }
