@@ -1,7 +1,10 @@
 // An OAuth 2.1 authorization server for the tests: oidc-provider issuing JWT access tokens
-// (RFC 9068) with the client-credentials grant and resource indicators (RFC 8707), on loopback.
+// (RFC 9068) with the client-credentials grant and resource indicators (RFC 8707), on loopback;
+// and, for a person's client, the authorization code grant with PKCE, its login and consent
+// pages (oidc-provider's development interactions: any login, any password), and refresh tokens
+// for `offline_access`.
 //
-//   node authorization-server.mjs [--alg RS256|ES256|EdDSA] [--opaque]
+//   node authorization-server.mjs [--alg RS256|ES256|EdDSA] [--opaque] [--access-token-ttl SECONDS]
 //
 // With --opaque, access tokens are opaque strings instead of JWTs, for resource servers that
 // check them at the introspection endpoint (RFC 7662), as the client `notes-introspector`.
@@ -15,6 +18,9 @@
 //   GET  /__control/keys    the published signing keys and the unpublished ones
 //   POST /__control/rotate  replace the published keys by fresh ones (new kids) and answer
 //                           with them; the old ones leave the JWKS and sign nothing more
+//   POST /__control/revoke-refresh-tokens
+//                           revoke every refresh token issued so far (as an administrator
+//                           would); answers {"revoked": n}
 //
 // A key is described as {kid, alg, published, privatePem (PKCS#8), publicPem (SPKI), publicJwk}.
 // The unpublished keys (one per algorithm) are never in the JWKS: tests sign tokens with them
@@ -34,20 +40,23 @@ const ALGS = ['RS256', 'ES256', 'EdDSA'];
 function parseArgs(argv) {
   let alg = 'ES256';
   let opaque = false;
+  let accessTokenTtl = 600;
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--alg' && i + 1 < argv.length) {
       alg = argv[(i += 1)];
     } else if (argv[i] === '--opaque') {
       opaque = true;
+    } else if (argv[i] === '--access-token-ttl' && i + 1 < argv.length) {
+      accessTokenTtl = Number(argv[(i += 1)]);
     } else {
       throw new Error(`unknown argument ${argv[i]}; usage: authorization-server.mjs [--alg RS256|ES256|EdDSA] [--opaque]`);
     }
   }
   if (!ALGS.includes(alg)) throw new Error(`--alg must be one of ${ALGS.join(', ')}, not ${alg}`);
-  return { alg, opaque };
+  return { alg, opaque, accessTokenTtl };
 }
 
-const { alg: signingAlg, opaque } = parseArgs(process.argv.slice(2));
+const { alg: signingAlg, opaque, accessTokenTtl } = parseArgs(process.argv.slice(2));
 
 // The scopes of the resource servers, and the clients (RFC 6749 client-credentials only).
 const SCOPE = 'notes:read notes:write';
@@ -61,6 +70,16 @@ const CLIENTS = [
   redirect_uris: [],
   response_types: [],
 }));
+// A person's client (a native application, RFC 8252): public, PKCE, a loopback redirect on any
+// port, refresh tokens with offline_access.
+CLIENTS.push({
+  client_id: 'notes-agent',
+  application_type: 'native',
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  redirect_uris: ['http://127.0.0.1/callback'],
+});
 // The resource servers' own credentials, for the introspection endpoint: it obtains no tokens.
 CLIENTS.push({
   client_id: 'notes-introspector',
@@ -72,7 +91,7 @@ CLIENTS.push({
 });
 // The audience of a token requested without a resource indicator: no resource server's.
 const DEFAULT_RESOURCE = 'urn:mcp-rounds-tests:no-resource';
-const ACCESS_TOKEN_TTL = 600;
+const ACCESS_TOKEN_TTL = accessTokenTtl;
 const ROUTES = { jwks: '/jwks', token: '/token', introspection: '/introspect' };
 
 function generateKey(alg, published) {
@@ -171,10 +190,10 @@ function makeProvider(issuer, publishedKeys) {
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? ACCESS_TOKEN_TTL },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
-      revocation: { enabled: false },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => DEFAULT_RESOURCE,
@@ -208,6 +227,10 @@ function control(req, res, path) {
     answer(res, 200, stats);
   } else if (req.method === 'GET' && path === '/__control/keys') {
     answer(res, 200, [...publishedKeys, ...unpublishedKeys].map(describe));
+  } else if (req.method === 'POST' && path === '/__control/revoke-refresh-tokens') {
+    const refreshTokens = [...storage.keys()].filter((key) => key.startsWith('RefreshToken:'));
+    for (const key of refreshTokens) storage.delete(key);
+    answer(res, 200, { revoked: refreshTokens.length });
   } else if (req.method === 'POST' && path === '/__control/rotate') {
     const keys = newPublishedKeys();
     const next = makeProvider(provider.issuer, keys);

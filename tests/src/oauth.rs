@@ -23,6 +23,10 @@ pub const FULL_CLIENT_ID: &str = "notes-full";
 pub const FULL_CLIENT_SECRET: &str = "notes-full-secret-0123456789";
 /// The client allowed `notes:read` only.
 pub const READER_CLIENT_ID: &str = "notes-reader";
+/// A person's client: public, authorization code with PKCE, refresh tokens.
+pub const AGENT_CLIENT_ID: &str = "notes-agent";
+/// Its redirect URI (any port of it: a loopback redirect, RFC 8252).
+pub const AGENT_REDIRECT: &str = "http://127.0.0.1/callback";
 /// The secret of [`READER_CLIENT_ID`] (`client_secret_basic`).
 pub const READER_CLIENT_SECRET: &str = "notes-reader-secret-0123456789";
 /// The resource servers' own client, for the introspection endpoint (`client_secret_basic`).
@@ -106,22 +110,30 @@ impl AuthorizationServer {
     /// Starts a server that signs access tokens with `alg` (one of [`ALGORITHMS`]) and waits
     /// for it to listen.
     pub fn start_signing_with(alg: &str) -> Self {
-        Self::spawn(alg, false)
+        Self::spawn(alg, false, None)
+    }
+
+    /// Starts a server whose access tokens live `seconds` (refresh tokens, as long as usual).
+    pub fn start_with_access_token_ttl(seconds: u64) -> Self {
+        Self::spawn("ES256", false, Some(seconds))
     }
 
     /// Starts a server that issues opaque access tokens, which only its introspection endpoint
     /// (RFC 7662) can tell anything about; [`INTROSPECTOR_ID`] may ask it.
     pub fn start_opaque() -> Self {
-        Self::spawn("ES256", true)
+        Self::spawn("ES256", true, None)
     }
 
-    fn spawn(alg: &str, opaque: bool) -> Self {
+    fn spawn(alg: &str, opaque: bool, access_token_ttl: Option<u64>) -> Self {
         assert!(ALGORITHMS.contains(&alg), "no key for {alg}; the server signs with one of {ALGORITHMS:?}");
         let tools = NodeTools::install();
         let mut script = tools.script("authorization-server.mjs");
         script.args(["--alg", alg]);
         if opaque {
             script.arg("--opaque");
+        }
+        if let Some(seconds) = access_token_ttl {
+            script.args(["--access-token-ttl", &seconds.to_string()]);
         }
         let mut child = script
             .stdin(Stdio::piped())
@@ -293,6 +305,13 @@ impl AuthorizationServer {
     /// The unpublished key of `alg`, for signing tokens the server never issued.
     pub fn unpublished_key(&self, alg: &str) -> TestKey {
         self.keys().into_iter().find(|key| !key.published && key.alg == alg).expect("an unpublished key per algorithm")
+    }
+
+    /// Revokes every refresh token it issued, as an administrator would; how many there were.
+    pub fn revoke_refresh_tokens(&self) -> u64 {
+        let response = request_to(&self.address, "POST", "/__control/revoke-refresh-tokens", &[], b"");
+        assert_eq!(response.status, 200, "revoke: {}", String::from_utf8_lossy(&response.body));
+        response.json()["revoked"].as_u64().expect("a count")
     }
 
     /// Rotates its signing keys: fresh ones (new kids) replace the published ones in the JWKS

@@ -303,7 +303,11 @@ impl Protected {
     }
 
     pub fn start_signing_with(name: &str, alg: &str) -> Self {
-        let auth = AuthorizationServer::start_signing_with(alg);
+        Self::trusting(name, AuthorizationServer::start_signing_with(alg))
+    }
+
+    /// A notes server trusting `auth`.
+    pub fn trusting(name: &str, auth: AuthorizationServer) -> Self {
         let dir = DataDir::seeded(&format!("oauth-{name}"));
         let workspace = dir.workspace_uri();
         let mut config = dir.config();

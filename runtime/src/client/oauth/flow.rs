@@ -19,7 +19,8 @@ pub(crate) struct Grant {
     pub(crate) issuer: String,
     pub(crate) access: String,
     pub(crate) refresh: Option<String>,
-    pub(crate) expires: Option<Instant>,
+    /// When to refresh it: a little before it expires (a tenth of its life, at most 30 s).
+    pub(crate) refresh_at: Option<Instant>,
     /// The scope asked for (the next step-up asks for it and more).
     pub(crate) scope: Option<String>,
 }
@@ -32,9 +33,9 @@ impl std::fmt::Debug for Grant {
 }
 
 impl Grant {
-    /// Whether it expires within the next half-minute.
+    /// Whether it is time to refresh it.
     pub(crate) fn expiring(&self) -> bool {
-        self.expires.is_some_and(|at| at <= Instant::now() + Duration::from_secs(30))
+        self.refresh_at.is_some_and(|at| at <= Instant::now())
     }
 }
 
@@ -218,7 +219,10 @@ async fn token(
         issuer: server.issuer.clone(),
         access: answer.access_token,
         refresh: answer.refresh_token,
-        expires: answer.expires_in.map(|s| Instant::now() + Duration::from_secs(s)),
+        refresh_at: answer.expires_in.map(|life| {
+            let life = Duration::from_secs(life);
+            Instant::now() + life - (life / 10).min(Duration::from_secs(30))
+        }),
         scope: None,
     })
 }
