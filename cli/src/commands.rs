@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::answering::Answering;
 use crate::arguments;
 use crate::failure::{Failure, usage};
+use crate::login::{self, FileStore, Loopback};
 use crate::options::{Cli, Command, CompleteCommand, ListenArgs, PromptsCommand, ResourcesCommand, ToolsCommand};
 use crate::render;
 use crate::screen::Screen;
@@ -25,6 +26,9 @@ pub async fn run(cli: Cli, server: Vec<OsString>) -> Result<(), Failure> {
     if let Command::New(new) = &cli.command {
         return crate::scaffold::write(new);
     }
+    if let Command::Logout = &cli.command {
+        return logout(cli.target.url.as_deref());
+    }
     let screen = Arc::new(Screen::new(cli.verbose));
     let answers = &cli.answering;
     let answering = Answering::new(
@@ -33,15 +37,38 @@ pub async fn run(cli: Cli, server: Vec<OsString>) -> Result<(), Failure> {
         answers.roots.clone(),
         screen.clone(),
     )?;
-    let client = target::connect(&cli.target, &server, answering.clone(), &screen, cli.verbose).await?;
+    let logging_in = matches!(cli.command, Command::Login);
+    let login = match (&cli.target.url, &cli.target.bearer) {
+        (Some(url), None) => {
+            if logging_in {
+                if cli.target.login.stored_auth_only {
+                    return Err(usage("`login` starts a login; --stored-auth-only forbids one"));
+                }
+                FileStore::for_server(url)?.forget();
+            }
+            // A person is asked only where one can answer, unless told never to ask.
+            let asks = logging_in || (screen.interactive && !cli.target.login.stored_auth_only);
+            let person = if asks { Some(Loopback::bind().await?) } else { None };
+            login::logins(&cli.target.login, url, person)?
+        }
+        _ if logging_in => return Err(usage("`login` needs the server's --url (and no --bearer)")),
+        _ => None,
+    };
+    let url = cli.target.url.clone();
+    let client = target::connect(&cli.target, &server, answering.clone(), login, &screen, cli.verbose)
+        .await
+        .map_err(|failure| failure.at_server(url.as_deref()))?;
     let output = Output { json: cli.json, screen: screen.clone() };
-    let outcome = dispatch(&client, cli.command, &output).await;
+    let outcome = match (logging_in, &cli.target.url) {
+        (true, Some(url)) => logged_in(url, &output),
+        _ => dispatch(&client, cli.command, &output).await,
+    };
     screen.clear();
     client.close().await;
     // What the person declined, or what could not be answered, decides the exit code even
     // when the server answered the decline with a result.
     answering.verdict()?;
-    outcome
+    outcome.map_err(|failure| failure.at_server(url.as_deref()))
 }
 
 struct Output {
@@ -116,8 +143,35 @@ async fn dispatch(client: &Client, command: Command, out: &Output) -> Result<(),
             out.print(&result, || render::completion(&result))
         }
         Command::Listen(args) => listen(client, args, out).await,
-        Command::New(_) => unreachable!("`new` needs no server and returned before connecting"),
+        Command::Login | Command::New(_) | Command::Logout => {
+            unreachable!("`login`, `new` and `logout` are run before anything is dispatched")
+        }
     }
+}
+
+/// After `login` connected: whether the login is kept.
+fn logged_in(url: &str, out: &Output) -> Result<(), Failure> {
+    let store = FileStore::for_server(url)?;
+    let kept = mcp_rounds::client::oauth::TokenStore::load(&store);
+    let value = json!({"url": url, "loggedIn": kept.is_some(), "issuer": kept.as_ref().map(|k| k.issuer.clone())});
+    out.print(&value, || match &kept {
+        Some(kept) => {
+            format!("Logged in to {url} (issuer {}); the login is kept in {}\n", kept.issuer, store.path().display())
+        }
+        None => format!("{url} asked for no login\n"),
+    })
+}
+
+/// `logout`: the kept login forgotten.
+fn logout(url: Option<&str>) -> Result<(), Failure> {
+    let url = url.ok_or_else(|| usage("`logout` needs the server's --url"))?;
+    let store = FileStore::for_server(url)?;
+    if store.forget() {
+        println!("Logged out of {url}");
+    } else {
+        println!("No login was kept for {url}");
+    }
+    Ok(())
 }
 
 fn not_found<'a>(kind: &str, name: &str, known: impl Iterator<Item = &'a str>) -> String {

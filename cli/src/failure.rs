@@ -42,6 +42,14 @@ pub enum Failure {
     /// The person pressed Ctrl-C; the call was abandoned.
     #[error("interrupted")]
     Interrupted,
+    /// The server at `url` wants a login the command could not use or start.
+    #[error("{why}\nlog in with `mcp-rounds login --url {url}`, or pass --bearer TOKEN")]
+    LoginNeeded {
+        /// The server.
+        url: String,
+        /// What failed.
+        why: String,
+    },
 }
 
 impl Failure {
@@ -53,6 +61,7 @@ impl Failure {
             Failure::Unanswered(_) => UNANSWERED,
             Failure::Io(_) => TRANSPORT,
             Failure::Interrupted => INTERRUPTED,
+            Failure::LoginNeeded { .. } => AUTHORIZATION,
             Failure::Client(error) => client_exit_code(error),
         }
     }
@@ -60,6 +69,22 @@ impl Failure {
     /// Whether the message is already on the screen (a tool's error result is).
     pub fn shown(&self) -> bool {
         matches!(self, Failure::Tool(_))
+    }
+}
+
+impl Failure {
+    /// This failure, saying how to log in to `url` when that is what it needs.
+    pub fn at_server(self, url: Option<&str>) -> Failure {
+        match (self, url) {
+            (Failure::Client(error), Some(url)) if needs_authorization(&error) => {
+                let why = match &error {
+                    ClientError::Transport { source: TransportError::Unauthorized(why), .. } => why.clone(),
+                    other => other.to_string(),
+                };
+                Failure::LoginNeeded { url: url.to_owned(), why }
+            }
+            (other, _) => other,
+        }
     }
 }
 
@@ -98,9 +123,7 @@ fn describe(error: &ClientError) -> String {
             let data = error.data.as_ref().map(|d| format!(" {d}")).unwrap_or_default();
             format!("the server refused {method}: {} (error {}){data}", error.message, error.code)
         }
-        e if needs_authorization(e) => {
-            format!("{e}\nthe server needs authorization: pass --bearer TOKEN (or set MCP_BEARER_TOKEN)")
-        }
+        e if needs_authorization(e) => format!("{e}\nthe server needs authorization: pass --bearer TOKEN"),
         ClientError::Transport { source: TransportError::Connect(cause), .. } => {
             format!("cannot reach the server: {cause}")
         }

@@ -9,6 +9,7 @@ mod answering;
 mod arguments;
 mod commands;
 mod failure;
+mod login;
 mod options;
 mod prompt;
 mod render;

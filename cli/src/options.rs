@@ -65,6 +65,30 @@ pub struct TargetOptions {
     /// Give up on a request after this many seconds (default: wait as long as it takes).
     #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
+    /// How to log in, when the server asks.
+    #[command(flatten)]
+    pub login: LoginOptions,
+}
+
+/// Logging in to a server that answers 401 (OAuth 2.1).
+#[derive(Debug, Args)]
+pub struct LoginOptions {
+    /// Never start a login: use the stored one, or exit 6 (for CI).
+    #[arg(long, global = true)]
+    pub stored_auth_only: bool,
+    /// Log in as a machine, with the client credentials grant (--client-id and --client-secret).
+    #[arg(long, global = true, requires = "client_id")]
+    pub client_credentials: bool,
+    /// The client's id registered at the authorization server (else: a client ID metadata
+    /// document, or dynamic registration).
+    #[arg(long, global = true, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// The client's secret.
+    #[arg(long, global = true, env = "MCP_CLIENT_SECRET", hide_env_values = true, value_name = "SECRET")]
+    pub client_secret: Option<String>,
+    /// The HTTPS URL of the client's metadata document, its client_id where the server takes one.
+    #[arg(long, global = true, value_name = "URL")]
+    pub client_metadata_url: Option<String>,
 }
 
 /// Which protocol to speak.
@@ -117,6 +141,10 @@ pub enum Command {
     Listen(ListenArgs),
     /// Write a new server crate that builds and passes its tests.
     New(NewArgs),
+    /// Log in to the server at --url (a browser page), and keep the token for later commands.
+    Login,
+    /// Forget the login kept for the server at --url.
+    Logout,
 }
 
 /// `tools …`

@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::sync::Arc;
 
+use mcp_rounds::client::oauth::Login;
 use mcp_rounds::client::{ChildProcess, Client, Lifecycle, StreamableHttp, Traffic};
 
 use crate::answering::Answering;
@@ -16,6 +17,7 @@ pub async fn connect(
     options: &TargetOptions,
     server: &[OsString],
     answering: Answering,
+    login: Option<Login>,
     screen: &Arc<Screen>,
     verbose: bool,
 ) -> Result<Client, Failure> {
@@ -54,6 +56,8 @@ pub async fn connect(
             }
             if let Some(token) = &options.bearer {
                 http = http.bearer(token.clone());
+            } else if let Some(login) = login {
+                http = http.login(login);
             }
             builder.connect(http).await?
         }

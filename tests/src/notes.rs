@@ -64,3 +64,36 @@ impl Drop for NotesData {
         }
     }
 }
+
+impl NotesData {
+    /// Seeds the directory by one short start of the notes server at `binary` over stdio (its
+    /// stdin closed at once).
+    pub fn seed(&self, binary: &std::path::Path) {
+        let output = std::process::Command::new(binary)
+            .args(["--data", self.arg(), "--stdio"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run the notes server");
+        assert!(output.status.success(), "seeding: {}", String::from_utf8_lossy(&output.stderr));
+    }
+
+    /// Has the seeded server trust the authorization server `auth` (its tokens, with scopes
+    /// `notes:read` and `notes:write`), and grant `principals` the seeded workspace.
+    pub fn trust(&self, auth: &crate::oauth::AuthorizationServer, principals: &[&str]) {
+        let path = self.path.join("config.toml");
+        let mut config = std::fs::read_to_string(&path).expect("config.toml");
+        let workspace = self.workspace_uri();
+        config.push_str(&format!(
+            "\n[oauth]\nissuer = \"{}\"\njwks_uri = \"{}\"\nscopes_supported = [\"notes:read\", \"notes:write\"]\n",
+            auth.issuer(),
+            auth.jwks_uri()
+        ));
+        for principal in principals {
+            config.push_str(&format!("\n[principals.{principal}]\nworkspaces = [\"{workspace}\"]\n"));
+        }
+        // Written whole (by a rename), so that a server starting meanwhile never reads half.
+        let temporary = self.path.join(".config.toml.test");
+        std::fs::write(&temporary, config).expect("write the config");
+        std::fs::rename(temporary, path).expect("move the config into place");
+    }
+}

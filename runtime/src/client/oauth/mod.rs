@@ -45,11 +45,13 @@ mod challenge;
 mod discovery;
 mod flow;
 mod registration;
+mod store;
 
 use self::challenge::Challenge;
 use self::discovery::{ResourceMetadata, ServerMetadata};
 use self::flow::Grant;
 use self::registration::{Preregistered, Registered};
+pub use self::store::{SavedLogin, TokenStore};
 
 /// Times one request may be refused and answered with a new authorization (a step-up each).
 pub const MAX_AUTHORIZATIONS_PER_REQUEST: usize = 3;
@@ -142,6 +144,7 @@ struct Logins {
     preregistered: Vec<Preregistered>,
     machine: Option<ClientCredentials>,
     http: Mutex<Option<reqwest::Client>>,
+    store: Option<Box<dyn TokenStore>>,
     /// One authorization at a time; what it gets, every request uses.
     flow: tokio::sync::Mutex<()>,
     state: Mutex<Held>,
@@ -152,8 +155,12 @@ struct Logins {
 struct Held {
     clients: HashMap<String, Registered>,
     grant: Option<Grant>,
-    /// The discovered documents the grant came from (for refresh).
-    found: Option<(ResourceMetadata, ServerMetadata)>,
+    /// The resource the grant is for, as its metadata names it (sent again on refresh).
+    resource: Option<String>,
+    /// The metadata of the grant's issuer, once fetched.
+    server: Option<ServerMetadata>,
+    /// Whether the store was read.
+    loaded: bool,
 }
 
 impl std::fmt::Debug for Login {
@@ -181,6 +188,7 @@ impl Login {
                 preregistered: Vec::new(),
                 machine: None,
                 http: Mutex::new(None),
+                store: None,
                 flow: tokio::sync::Mutex::new(()),
                 state: Mutex::new(Held::default()),
             },
@@ -211,6 +219,7 @@ impl Login {
 
     /// The access token to send now, refreshed first if it is about to expire.
     pub(crate) async fn token(&self) -> Result<Option<String>, LoginError> {
+        self.load();
         let grant = self.held().grant.clone();
         match grant {
             Some(grant) if grant.expiring() && grant.refresh.is_some() => {
@@ -226,25 +235,59 @@ impl Login {
         }
     }
 
+    /// The saved login, once, before the first request.
+    fn load(&self) {
+        let mut held = self.held();
+        if held.loaded {
+            return;
+        }
+        held.loaded = true;
+        if let Some(saved) = self.inner.store.as_ref().and_then(|store| store.load()) {
+            let (grant, client) = saved.parts();
+            held.clients.insert(grant.issuer.clone(), client);
+            held.resource = Some(saved.resource.clone());
+            held.grant = Some(grant);
+        }
+    }
+
+    /// Holds `grant` (for `resource`, from `server`) and saves it.
+    fn keep(&self, grant: Grant, resource: String, server: ServerMetadata) {
+        let mut held = self.held();
+        if let (Some(store), Some(client)) = (&self.inner.store, held.clients.get(&grant.issuer)) {
+            store.save(&SavedLogin::new(&grant, client, &resource));
+        }
+        held.grant = Some(grant);
+        held.resource = Some(resource);
+        held.server = Some(server);
+    }
+
     async fn refresh(&self, grant: &Grant) -> Result<String, LoginError> {
-        let (found, client) = {
+        let (resource, server, client) = {
             let held = self.held();
-            (held.found.clone(), held.clients.get(&grant.issuer).cloned())
+            (held.resource.clone(), held.server.clone(), held.clients.get(&grant.issuer).cloned())
         };
-        let (Some((resource, server)), Some(client), Some(refresh)) = (found, client, &grant.refresh) else {
+        let (Some(resource), Some(client), Some(refresh)) = (resource, client, &grant.refresh) else {
             return Ok(grant.access.clone());
         };
         let http = self.http()?;
-        let fresh = match flow::refresh(&http, &server, &client, grant, refresh, &resource.resource).await {
-            Ok(fresh) => fresh,
+        let server = match server {
+            Some(server) => server,
+            None => discovery::server_metadata(&http, &grant.issuer).await?,
+        };
+        match flow::refresh(&http, &server, &client, grant, refresh, &resource).await {
+            Ok(fresh) => {
+                let access = fresh.access.clone();
+                self.keep(fresh, resource, server);
+                Ok(access)
+            }
             Err(error) => {
                 self.held().grant = None;
-                return Err(error);
+                if let Some(store) = &self.inner.store {
+                    store.clear();
+                }
+                Err(error)
             }
-        };
-        let access = fresh.access.clone();
-        self.held().grant = Some(fresh);
-        Ok(access)
+        }
     }
 
     /// The server at `server` refused a request sent with `sent` (a 401, or a 403 asking for
@@ -305,9 +348,7 @@ impl Login {
                 .await?
             }
         };
-        let mut held = self.held();
-        held.grant = Some(grant);
-        held.found = Some((resource, metadata));
+        self.keep(grant, resource.resource, metadata);
         Ok(())
     }
 
@@ -393,6 +434,13 @@ impl LoginBuilder {
     ) -> Self {
         let client = Registered { client_id: client_id.into(), secret, method: String::new(), key: None };
         self.shared.preregistered.push(Preregistered { issuer, client });
+        self
+    }
+
+    /// Keeps the login in `store` (and starts from what it holds): a later run uses, and
+    /// refreshes, the token this one got.
+    pub fn store(mut self, store: impl TokenStore) -> Self {
+        self.shared.store = Some(Box::new(store));
         self
     }
 
