@@ -9,6 +9,7 @@
 
 extern crate alloc;
 
+pub mod csp;
 pub mod template;
 
 /// Whether `name` is a tool name the protocol allows: 1 to 128 characters of `A-Z a-z 0-9 _ . -`.

@@ -45,6 +45,7 @@ macro_rules! literal {
 }
 pub(crate) use literal;
 
+mod apps;
 mod capabilities;
 mod completion;
 mod content;
@@ -68,6 +69,7 @@ pub mod subscriptions;
 mod tasks;
 mod tools;
 
+pub use apps::*;
 pub use capabilities::*;
 pub use completion::*;
 pub use content::*;
