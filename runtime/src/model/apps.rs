@@ -147,11 +147,12 @@ mod tests {
             serde_json::to_value(&tool).unwrap(),
             json!({"resourceUri": "ui://notes/board", "visibility": ["app"]})
         );
-        let mut csp = UiCsp::default();
-        csp.connect_domains = Some(vec!["https://api.example.com".into()]);
-        csp.base_uri_domains = Some(vec!["https://x.example.com/path".into()]);
-        let mut permissions = UiPermissions::default();
-        permissions.clipboard_write = Some(JsonObject::new());
+        let csp = UiCsp {
+            connect_domains: Some(vec!["https://api.example.com".into()]),
+            base_uri_domains: Some(vec!["https://x.example.com/path".into()]),
+            ..Default::default()
+        };
+        let permissions = UiPermissions { clipboard_write: Some(JsonObject::new()), ..Default::default() };
         let meta = UiResourceMeta {
             csp: Some(csp.clone()),
             permissions: Some(permissions),
