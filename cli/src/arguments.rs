@@ -37,8 +37,7 @@ pub fn tool_arguments(tool: &Tool, pairs: &[String], json: Option<&str>) -> Resu
                 Some(property) => Some(property),
                 None if allows_others(schema) => None,
                 None => {
-                    let known: Vec<&str> = properties.keys().map(String::as_str).collect();
-                    let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+                    let known = listing(properties.keys().map(String::as_str));
                     return Err(usage(format!(
                         "tool `{}` has no argument `{key}` (its arguments: {known})",
                         tool.name
@@ -75,8 +74,7 @@ pub fn prompt_arguments(
     for pair in pairs {
         let (key, value) = split(pair)?;
         if !declared.iter().any(|a| a.name == key) {
-            let known: Vec<&str> = declared.iter().map(|a| a.name.as_str()).collect();
-            let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+            let known = listing(declared.iter().map(|a| a.name.as_str()));
             return Err(usage(format!("prompt `{}` has no argument `{key}` (its arguments: {known})", prompt.name)));
         }
         arguments.insert(key.to_owned(), value.to_owned());
@@ -86,6 +84,12 @@ pub fn prompt_arguments(
         return Err(usage(format!("prompt `{}` needs argument `{}`{about}", prompt.name, missing.name)));
     }
     Ok(arguments)
+}
+
+/// Names for a message: comma-separated, or `none`.
+pub fn listing<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if names.is_empty() { "none".to_owned() } else { names.join(", ") }
 }
 
 /// Pairs of a completion's context.

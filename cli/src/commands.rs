@@ -175,9 +175,7 @@ fn logout(url: Option<&str>) -> Result<(), Failure> {
 }
 
 fn not_found<'a>(kind: &str, name: &str, known: impl Iterator<Item = &'a str>) -> String {
-    let known: Vec<&str> = known.collect();
-    let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
-    format!("the server has no {kind} `{name}` (it has: {known})")
+    format!("the server has no {kind} `{name}` (it has: {})", arguments::listing(known))
 }
 
 async fn call(

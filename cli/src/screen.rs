@@ -88,6 +88,9 @@ impl Screen {
 
     /// A task's state: a spinner while it works, a line when it ends.
     pub fn task(&self, task: &Task) {
+        if !self.decorated {
+            return;
+        }
         let status = match task.status {
             TaskStatus::Working => "working",
             TaskStatus::InputRequired => "waiting for input",
@@ -97,9 +100,6 @@ impl Screen {
         };
         let message = task.status_message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
         let line = format!("task {} {status}{message}", task.task_id);
-        if !self.decorated {
-            return;
-        }
         if matches!(task.status, TaskStatus::Working | TaskStatus::InputRequired) {
             let bar = self.shown_bar();
             bar.set_style(spinner_style());

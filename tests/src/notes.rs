@@ -82,18 +82,24 @@ impl NotesData {
     pub fn trust(&self, auth: &crate::oauth::AuthorizationServer, principals: &[&str]) {
         let path = self.path.join("config.toml");
         let mut config = std::fs::read_to_string(&path).expect("config.toml");
-        let workspace = self.workspace_uri();
-        config.push_str(&format!(
-            "\n[oauth]\nissuer = \"{}\"\njwks_uri = \"{}\"\nscopes_supported = [\"notes:read\", \"notes:write\"]\n",
-            auth.issuer(),
-            auth.jwks_uri()
-        ));
-        for principal in principals {
-            config.push_str(&format!("\n[principals.{principal}]\nworkspaces = [\"{workspace}\"]\n"));
-        }
+        config.push_str(&trusting(auth, &self.workspace_uri(), principals));
         // Written whole (by a rename), so that a server starting meanwhile never reads half.
         let temporary = self.path.join(".config.toml.test");
         std::fs::write(&temporary, config).expect("write the config");
         std::fs::rename(temporary, path).expect("move the config into place");
     }
+}
+
+/// The notes server's config lines that trust `auth` (its tokens, with scopes `notes:read` and
+/// `notes:write`) and grant each of `principals` the workspace `workspace_uri`.
+pub fn trusting(auth: &crate::oauth::AuthorizationServer, workspace_uri: &str, principals: &[&str]) -> String {
+    let mut config = format!(
+        "\n[oauth]\nissuer = \"{}\"\njwks_uri = \"{}\"\nscopes_supported = [\"notes:read\", \"notes:write\"]\n",
+        auth.issuer(),
+        auth.jwks_uri()
+    );
+    for principal in principals {
+        config.push_str(&format!("\n[principals.{principal}]\nworkspaces = [\"{workspace_uri}\"]\n"));
+    }
+    config
 }

@@ -309,16 +309,9 @@ impl Protected {
     /// A notes server trusting `auth`.
     pub fn trusting(name: &str, auth: AuthorizationServer) -> Self {
         let dir = DataDir::seeded(&format!("oauth-{name}"));
-        let workspace = dir.workspace_uri();
+        let principals = [oauth::FULL_CLIENT_ID, oauth::READER_CLIENT_ID, "alice", "bob"];
         let mut config = dir.config();
-        config.push_str(&format!(
-            "\n[oauth]\nissuer = \"{}\"\njwks_uri = \"{}\"\nscopes_supported = [\"notes:read\", \"notes:write\"]\n",
-            auth.issuer(),
-            auth.jwks_uri()
-        ));
-        for principal in [oauth::FULL_CLIENT_ID, oauth::READER_CLIENT_ID, "alice", "bob"] {
-            config.push_str(&format!("\n[principals.{principal}]\nworkspaces = [\"{workspace}\"]\n"));
-        }
+        config.push_str(&mcp_rounds_tests::notes::trusting(&auth, &dir.workspace_uri(), &principals));
         dir.set_config(&config);
         let server = HttpProcess::spawn_with_env(BIN, &["--data", dir.arg()], &[("NOTES_LOG", "debug")]);
         Protected { auth, dir, server }

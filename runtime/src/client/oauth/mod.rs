@@ -252,13 +252,18 @@ impl Login {
 
     /// Holds `grant` (for `resource`, from `server`) and saves it.
     fn keep(&self, grant: Grant, resource: String, server: ServerMetadata) {
-        let mut held = self.held();
-        if let (Some(store), Some(client)) = (&self.inner.store, held.clients.get(&grant.issuer)) {
-            store.save(&SavedLogin::new(&grant, client, &resource));
+        let saved = {
+            let mut held = self.held();
+            let saved = held.clients.get(&grant.issuer).map(|client| SavedLogin::new(&grant, client, &resource));
+            held.grant = Some(grant);
+            held.resource = Some(resource);
+            held.server = Some(server);
+            saved
+        };
+        // The store writes a file or talks to a keyring: not while requests wait on the lock.
+        if let (Some(store), Some(saved)) = (&self.inner.store, saved) {
+            store.save(&saved);
         }
-        held.grant = Some(grant);
-        held.resource = Some(resource);
-        held.server = Some(server);
     }
 
     async fn refresh(&self, grant: &Grant) -> Result<String, LoginError> {
