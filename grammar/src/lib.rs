@@ -10,7 +10,9 @@
 extern crate alloc;
 
 pub mod csp;
+pub mod html;
 pub mod template;
+pub mod view;
 
 /// Whether `name` is a tool name the protocol allows: 1 to 128 characters of `A-Z a-z 0-9 _ . -`.
 ///

@@ -97,6 +97,26 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::prompt::expand(&attr, &function, &name).into()
 }
 
+/// Makes a unit struct (its HTML a file or a literal) or a function (that renders it) an MCP
+/// Apps view. Documented in `mcp_rounds::view`.
+#[proc_macro_attribute]
+pub fn view(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let item = match ast::view::ViewItem::parse(item.into(), &mut errors) {
+        Ok(item) => item,
+        Err(error) => return error.into(),
+    };
+    let attr = ast::view::ViewAttr::parse(attr.into(), &mut errors);
+    if let ast::view::ViewItem::Function(function) = &item {
+        check::function::check(function, "view", &mut errors);
+    }
+    let path = check::view::view(&attr, &item, &mut errors);
+    if !errors.is_empty() {
+        return expand::view::fail(&item, &attr.krate.private(), errors).into();
+    }
+    expand::view::expand(&attr, &item, path.as_deref()).into()
+}
+
 /// Describes a struct as a form-mode elicitation. Documented in `mcp_rounds::Form`.
 #[proc_macro_derive(Form, attributes(form))]
 pub fn derive_form(input: TokenStream) -> TokenStream {

@@ -1,12 +1,13 @@
 //! Registering annotated functions: [`handlers!`](crate::handlers) lists them, whatever
 //! their kind, and [`ServerBuilder::handlers`](crate::ServerBuilder::handlers) adds them.
 
+use crate::apps::{View, ViewDefinition};
 use crate::error::BuildError;
 use crate::prompt::{PromptDefinition, PromptRoute};
 use crate::resource::{ResourceDefinition, ResourceRoute};
 use crate::tool::{IntoToolRoute, ToolDefinition, ToolRoute};
 
-/// A tool, resource or prompt, ready to register.
+/// A tool, resource, prompt or view, ready to register.
 #[derive(Debug)]
 pub struct Handler(pub(crate) HandlerKind);
 
@@ -15,6 +16,7 @@ pub(crate) enum HandlerKind {
     Tool(Result<ToolRoute, BuildError>),
     Resource(Result<ResourceRoute, BuildError>),
     Prompt(Result<PromptRoute, BuildError>),
+    View(Box<View>),
 }
 
 impl Handler {
@@ -26,6 +28,11 @@ impl Handler {
     /// A `#[resource]` function.
     pub fn resource<T: ResourceDefinition>(definition: T) -> Self {
         Handler(HandlerKind::Resource(crate::resource::route_of(definition)))
+    }
+
+    /// A `#[view]` item.
+    pub fn view<T: ViewDefinition>(definition: T) -> Self {
+        Handler(HandlerKind::View(Box::new(definition.view())))
     }
 
     /// A `#[prompt]` function.
@@ -40,10 +47,10 @@ impl From<ToolRoute> for Handler {
     }
 }
 
-/// Implemented by `#[tool]`, `#[resource]` and `#[prompt]` for the function they annotate.
+/// Implemented by `#[tool]`, `#[resource]`, `#[prompt]` and `#[view]` for the item they annotate.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tool, resource or prompt",
-    label = "not annotated with #[tool], #[resource] or #[prompt]",
+    message = "`{Self}` is not a tool, resource, prompt or view",
+    label = "not annotated with #[tool], #[resource], #[prompt] or #[view]",
     note = "handlers![...] takes the names of annotated functions"
 )]
 pub trait IntoHandler {

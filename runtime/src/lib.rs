@@ -94,6 +94,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod apps;
 pub mod changes;
 #[cfg(feature = "client")]
 pub mod client;
@@ -147,10 +148,10 @@ pub use error::{Error, ErrorCode};
 pub use extract::{FromRequest, State, TokenClaims};
 pub use handler::{Handler, IntoHandler};
 pub use jsonrpc::RequestId;
-pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool};
+pub use macros_doc::{Form, FormChoice, Rounds, prompt, resource, tool, view};
 pub use rounds::{Ask, Round, Step};
 pub use server::{Server, ServerBuilder};
-pub use tool::{Args, Json, ToolCall, ToolError, ToolHandler, ToolRoute};
+pub use tool::{Args, Json, Readable, ToolCall, ToolError, ToolHandler, ToolRoute};
 pub use tower;
 
 /// The `schemars` this crate is built with (1.x): derive `JsonSchema` for tool arguments and
@@ -171,6 +172,7 @@ pub mod __private {
     pub use serde_json;
     pub use tokio;
 
+    pub use crate::apps::{View, ViewDefinition};
     pub use crate::completion::{Completer, CompletionRequest};
     pub use crate::extract::{FromRequest, Requirements, ResourceParam};
     pub use crate::form::{ChoiceOption, FormViolation};
@@ -182,7 +184,9 @@ pub mod __private {
         CacheHints, CacheScope, CallToolResult, GetPromptResult, Outcome, Prompt, ReadResourceResult, Resource, Tool,
         ToolAnnotations,
     };
-    pub use crate::model::{Completion, JsonObject, PromptArgument, RequestedSchema, StringFormat};
+    pub use crate::model::{
+        Completion, JsonObject, PromptArgument, RequestedSchema, StringFormat, UiCsp, UiPermissions,
+    };
     pub use crate::prompt::{CompletableArgument, IntoPromptResult, PromptDefinition, PromptGet, PromptParam};
     pub use crate::resource::{
         IntoReadResult, ListResources, ResourceDefinition, ResourceDescriptor, ResourceRead, TemplateValue, rejected,
@@ -191,7 +195,9 @@ pub mod __private {
     pub use crate::schema::{InputSchema, output_generator};
     pub use crate::tasks::TaskSupport;
     pub use crate::telemetry::spawn_blocking;
-    pub use crate::tool::{IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam};
+    pub use crate::tool::{
+        IntoToolOutcome, ToolCall, ToolDefinition, ToolInfo, ToolInvocation, ToolParam, assert_readable,
+    };
     pub use crate::uri_template::UriTemplate;
     pub use crate::{Error, RequestContext};
 }

@@ -337,3 +337,56 @@ pub use mcp_rounds_macros::FormChoice;
 /// # }
 /// ```
 pub use mcp_rounds_macros::Rounds;
+
+/// Makes an item an MCP Apps **view** (see [`apps`](crate::apps)): a unit struct whose HTML is
+/// a file of the crate (`file = "..."`, relative to its `Cargo.toml`, embedded at compile time)
+/// or a literal (`html = "..."`), or a function that renders it on each read (taking extractors
+/// as a [`#[resource]`](macro@crate::resource) function does, returning `String` or
+/// `Result<String, Error>`).
+///
+/// Beside the URI go what the view declares: `title`, `description`, the CSP origins it reaches
+/// (`connect_domains(...)`, `resource_domains(...)`, `frame_domains(...)`,
+/// `base_uri_domains(...)`: schemes such as `"https:"` or origins, a `*.` wildcard subdomain
+/// allowed), `permissions("camera", "microphone", "geolocation", "clipboard_write")`, `domain`
+/// (the host's format, passed on) and `prefers_border`. A document's URI carries its content
+/// hash unless `content_hash = false`.
+///
+/// Checked at compile time: the URI is `ui://`, every CSP entry is an origin, and a document is
+/// one HTML document that loads nothing by a relative URL or from an origin it does not
+/// declare. A tool links to it with `#[tool(ui = "ui://...")]`; its result must then give a
+/// person text to read (return [`Readable<T>`](crate::Readable) or `String`, not `Json<T>`).
+///
+/// ```
+/// use mcp_rounds::testing::TestClient;
+/// use mcp_rounds::{Readable, Server, handlers, tool, view};
+///
+/// /// The board.
+/// #[view("ui://todo/board", html = "<!doctype html><html><body><ul id=items></ul></body></html>", prefers_border)]
+/// struct Board;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Items {
+///     items: Vec<String>,
+/// }
+///
+/// impl std::fmt::Display for Items {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         f.write_str(&self.items.join("\n"))
+///     }
+/// }
+///
+/// /// Lists the to-dos.
+/// #[tool(ui = "ui://todo/board", read_only)]
+/// fn todo_list() -> Readable<Items> {
+///     Readable(Items { items: vec!["milk".into()] })
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::builder("todo", "1.0.0").handlers(handlers![Board, todo_list]).build().unwrap();
+/// let tool = &TestClient::new(&server).list_tools().await.unwrap()[0];
+/// let link = tool.meta.as_ref().unwrap()["ui"]["resourceUri"].as_str().unwrap();
+/// assert!(link.starts_with("ui://todo/board?v="));
+/// # }
+/// ```
+pub use mcp_rounds_macros::view;

@@ -4,6 +4,7 @@
 //! OTLP/HTTP receiver, and ways to wait for events (a task's status, a file) rather than for
 //! time.
 
+pub mod apps_host;
 pub mod browser;
 pub mod client;
 pub mod conformance;

@@ -67,6 +67,7 @@ pub fn server(config: &Config, store: impl ReplayStore, tasks: impl TaskStore) -
             crate::summarize::summarize_notes,
             crate::resources::note,
             crate::resources::review_note,
+            crate::board::Board,
         ])
         // Following a note is reading it: the same authorization. The skills are everyone's.
         .authorize_subscriptions(|context, uri| {

@@ -1,6 +1,7 @@
 //! The notes example server: `notes-server [--data DIR] [--listen HOST:PORT | --stdio] [--database URL]`.
 
 mod app;
+mod board;
 mod config;
 mod delete;
 mod export;

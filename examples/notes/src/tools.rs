@@ -1,6 +1,6 @@
 //! The everyday tools: find, read, create and edit notes in a workspace.
 
-use mcp_rounds::{Json, Principal, State, ToolError, tool};
+use mcp_rounds::{Json, Principal, Readable, State, ToolError, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -32,8 +32,33 @@ pub struct NoteList {
     pub next_cursor: Option<String>,
 }
 
+/// What a person reads: a line per note, and where the next page starts.
+impl std::fmt::Display for NoteList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.notes.len() {
+            0 => f.write_str("No notes.")?,
+            1 => f.write_str("1 note:")?,
+            n => write!(f, "{n} notes:")?,
+        }
+        for note in &self.notes {
+            write!(f, "\n- {} ({})", note.title, note.id)?;
+        }
+        if let Some(cursor) = &self.next_cursor {
+            write!(f, "\nMore after {cursor}: pass it as cursor.")?;
+        }
+        Ok(())
+    }
+}
+
 /// Lists the notes of a workspace by id, optionally only those whose title contains `query`.
-#[tool(title = "List notes", read_only, open_world = false, rename_all = "camelCase", scopes("notes:read"))]
+#[tool(
+    title = "List notes",
+    read_only,
+    open_world = false,
+    rename_all = "camelCase",
+    scopes("notes:read"),
+    ui = "ui://notes/board"
+)]
 pub fn notes_list(
     /// The workspace, as a file:// URI.
     workspace_uri: String,
@@ -43,7 +68,7 @@ pub fn notes_list(
     cursor: Option<String>,
     principal: Principal,
     State(notes): State<Notes>,
-) -> Result<Json<NoteList>, ToolError> {
+) -> Result<Readable<NoteList>, ToolError> {
     let workspace = notes.workspace(&principal, &workspace_uri)?;
     let query = query.map(|q| q.to_lowercase());
     let mut matching = store::list(&workspace)
@@ -55,7 +80,7 @@ pub fn notes_list(
         .collect::<Vec<_>>();
     let next_cursor = (matching.len() > PAGE).then(|| matching[PAGE - 1].id.clone());
     matching.truncate(PAGE);
-    Ok(Json(NoteList { notes: matching, next_cursor }))
+    Ok(Readable(NoteList { notes: matching, next_cursor }))
 }
 
 /// Reads a note: its Markdown text.

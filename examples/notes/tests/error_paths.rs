@@ -181,11 +181,13 @@ fn the_symlinked_private_note_is_unreachable_through_every_tool_resource_and_pro
     assert_bad_field(&picked, "inputResponses.picks");
 
     let listed = exchange(&mut server, request(json!(8), "resources/list", json!({})));
-    let uris: Vec<&str> =
+    let mut uris: Vec<&str> =
         listed["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    let board = uris.pop().unwrap();
+    assert!(board.starts_with("ui://notes/board?v="), "the board comes last: {board}");
     let mut expected: Vec<String> = real_notes().iter().map(|id| format!("notes://workspace/{id}")).collect();
     expected.push("skill://tps-report-writing/SKILL.md".into());
-    assert_eq!(uris, expected, "the notes and the seed's skill, nothing else");
+    assert_eq!(uris, expected, "the notes, the seed's skill and the board, nothing else");
     for (n, uri) in ["notes://workspace/private-link", "notes://workspace-private/salaries"].iter().enumerate() {
         assert_no_resource(&exchange(&mut server, read(10 + n as i64, uri)), uri);
         assert_no_resource(&exchange(&mut server, review(20 + n as i64, uri)), uri);

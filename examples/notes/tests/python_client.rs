@@ -98,11 +98,18 @@ fn check(seen: &Value, dir: &DataDir, seeded: &BTreeMap<String, String>) {
 
     let resources = &seen["resources"];
     assert_eq!(resources["cacheScope"], "private", "a per-principal listing is private");
-    let (skills, notes): (Vec<&Value>, Vec<&Value>) = resources["resources"]
+    let (views, resources): (Vec<&Value>, Vec<&Value>) = resources["resources"]
         .as_array()
         .unwrap()
         .iter()
-        .partition(|r| r["uri"].as_str().unwrap().starts_with("skill://"));
+        .partition(|r| r["uri"].as_str().unwrap().starts_with("ui://"));
+    // The board, its declarations on its entry, as the Python SDK reads them.
+    assert_eq!(views.len(), 1, "{views:?}");
+    assert!(views[0]["uri"].as_str().unwrap().starts_with("ui://notes/board?v="), "{}", views[0]);
+    assert_eq!(views[0]["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(views[0]["_meta"], json!({"ui": {"prefersBorder": true}}));
+    let (skills, notes): (Vec<&Value>, Vec<&Value>) =
+        resources.into_iter().partition(|r| r["uri"].as_str().unwrap().starts_with("skill://"));
     // The seed's skill, its SKILL.md named and described by its frontmatter.
     assert_eq!(skills.len(), 1, "{skills:?}");
     let skill_md = std::fs::read_to_string(dir.0.join("skills/tps-report-writing/SKILL.md")).unwrap();

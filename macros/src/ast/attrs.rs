@@ -35,6 +35,10 @@ pub struct ToolAttr {
     pub blocking: Option<(bool, Span)>,
     pub task: Task,
     pub scopes: Option<Vec<LitStr>>,
+    /// `ui = "ui://..."`: the MCP Apps view the tool links to.
+    pub ui: Option<LitStr>,
+    /// `visibility("model", "app")`: who may call it.
+    pub visibility: Option<Vec<LitStr>>,
 }
 
 const TOOL_KEYS: &[&str] = &[
@@ -49,6 +53,8 @@ const TOOL_KEYS: &[&str] = &[
     "blocking",
     "task",
     "scopes",
+    "ui",
+    "visibility",
     "crate",
 ];
 
@@ -69,6 +75,15 @@ impl ToolAttr {
             blocking: args.flag("blocking", errors),
             task: task(&mut args, errors),
             scopes: args.scopes(errors),
+            ui: args.string("ui", errors),
+            visibility: args.list(
+                "visibility",
+                |who| {
+                    (!matches!(who, "model" | "app"))
+                        .then(|| format!("{who:?} is not a visibility: name \"model\", \"app\" or both"))
+                },
+                errors,
+            ),
         };
         args.finish("tool", TOOL_KEYS, errors);
         attr

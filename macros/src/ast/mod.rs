@@ -6,3 +6,4 @@ pub mod attrs;
 pub mod form;
 pub mod function;
 pub mod rounds;
+pub mod view;

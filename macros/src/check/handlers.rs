@@ -40,6 +40,11 @@ pub fn tool(attr: &ToolAttr, function: &Function, errors: &mut Errors) {
     {
         errors.error(span, "`blocking` is for plain functions; an async fn already yields while it waits");
     }
+    if let Some(lit) = &attr.ui
+        && let Some(problem) = mcp_rounds_grammar::view::uri_problem(&lit.value())
+    {
+        errors.error(lit.span(), format!("`ui` names the tool's view by its URI: {problem}"));
+    }
     let mut names = std::collections::HashSet::new();
     let mut headers = Vec::new();
     for param in &function.params {

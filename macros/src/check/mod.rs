@@ -5,3 +5,4 @@ pub mod form;
 pub mod function;
 pub mod handlers;
 pub mod rounds;
+pub mod view;

@@ -7,3 +7,4 @@ pub mod prompt;
 pub mod resource;
 pub mod rounds;
 pub mod tool;
+pub mod view;

@@ -12,6 +12,18 @@ use crate::ast::function::Function;
 /// The resource, for a function and attribute that passed their checks; `variables` are the
 /// template's.
 pub fn expand(attr: &ResourceAttr, function: &Function, variables: &[String]) -> TokenStream {
+    let template = attr.template.as_ref().expect("checked: a resource has its URI");
+    let definition = definition(attr, function, variables);
+    let into_handler = into_handler(function, &attr.krate.private(), quote!(resource), &template.value());
+    quote! {
+        #definition
+        #into_handler
+    }
+}
+
+/// The function, its marker and its `ResourceDefinition`: everything but how `handlers![...]`
+/// registers it (as a resource, or as the view it renders).
+pub fn definition(attr: &ResourceAttr, function: &Function, variables: &[String]) -> TokenStream {
     let p = attr.krate.private();
     let ident = &function.ident;
     let template = attr.template.as_ref().expect("checked: a resource has its URI");
@@ -103,10 +115,8 @@ pub fn expand(attr: &ResourceAttr, function: &Function, variables: &[String]) ->
     };
     let scopes = scopes_fn(attr.scopes.as_deref());
     let item = function_and_marker(function, true);
-    let into_handler = into_handler(function, &p, quote!(resource), &template.value());
     quote! {
         #item
-        #into_handler
 
         #(#cfg)*
         impl #p::ResourceDefinition for #ident {

@@ -100,6 +100,7 @@ pub fn expand(attr: &ToolAttr, function: &Function) -> TokenStream {
         Task::Required => quote!(#p::TaskSupport::Required),
     };
     let scopes = scopes_fn(attr.scopes.as_deref());
+    let ui = ui_meta(attr, &p, output);
     let item = function_and_marker(function, true);
     let into_handler = into_handler(function, &p, quote!(tool), &name);
     quote! {
@@ -117,6 +118,7 @@ pub fn expand(attr: &ToolAttr, function: &Function) -> TokenStream {
                 __tool.description = #description;
                 __tool.annotations = #annotations;
                 __tool.output_schema = #output_schema;
+                #ui
                 ::core::result::Result::Ok(__tool)
             }
 
@@ -157,5 +159,28 @@ pub fn expand(attr: &ToolAttr, function: &Function) -> TokenStream {
                 })
             }
         }
+    }
+}
+
+/// The tool's `_meta.ui` (its view and who may call it), and, when it has a view, the check
+/// that its result gives a person text to read: a host that renders no view shows only that.
+fn ui_meta(attr: &ToolAttr, p: &TokenStream, output: &syn::Type) -> TokenStream {
+    if attr.ui.is_none() && attr.visibility.is_none() {
+        return TokenStream::new();
+    }
+    let uri = attr.ui.iter();
+    let visibility = attr
+        .visibility
+        .as_ref()
+        .map(|who| quote!(__ui.insert("visibility".into(), #p::serde_json::json!([#(#who),*]));));
+    let readable = attr.ui.as_ref().map(|_| at!(output.span(), p =>  #p::assert_readable::<#output>(); ));
+    quote! {
+        #readable
+        let mut __ui = #p::serde_json::Map::new();
+        #( __ui.insert("resourceUri".into(), #p::serde_json::Value::from(#uri)); )*
+        #visibility
+        __tool.meta = ::core::option::Option::Some(
+            ::core::iter::once(("ui".to_owned(), #p::serde_json::Value::Object(__ui))).collect()
+        );
     }
 }

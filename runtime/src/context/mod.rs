@@ -199,6 +199,13 @@ impl RequestContext {
         &self.meta.client_capabilities
     }
 
+    /// Whether this request's client renders MCP Apps views (it declares the extension with
+    /// their MIME type): a tool can then keep its text short and leave the detail to the view.
+    /// A 2025-11-25 client declares it once, in `initialize`.
+    pub fn renders_apps(&self) -> bool {
+        self.meta.client_capabilities.renders_apps()
+    }
+
     /// Who is calling.
     pub fn principal(&self) -> &Principal {
         &self.principal

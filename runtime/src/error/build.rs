@@ -61,6 +61,24 @@ pub enum BuildError {
         /// What is wrong.
         problem: String,
     },
+    /// An MCP Apps view cannot be served as declared.
+    #[error("view {view:?}: {problem}")]
+    InvalidView {
+        /// Its URI (or name, when the URI is what is missing).
+        view: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A tool links to a view the server does not have.
+    #[error(
+        "tool {tool:?} links to the view {view:?}, which is not registered: add it with .view(...) or to handlers![...]"
+    )]
+    UnknownView {
+        /// The tool.
+        tool: String,
+        /// The URI it links to.
+        view: String,
+    },
     /// A tool or prompt has rounds but no keys sign their state.
     #[error(
         "{0:?} has rounds, whose requestState must be signed: configure .state_keys(...) \

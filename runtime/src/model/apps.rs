@@ -80,6 +80,37 @@ pub struct UiCsp {
 }
 
 impl UiCsp {
+    /// Adds origins to `connectDomains`.
+    ///
+    /// ```
+    /// use mcp_rounds::model::UiCsp;
+    ///
+    /// let csp = UiCsp::default().connect_domains(["https://api.example.com"]).resource_domains(["https://cdn.example.com"]);
+    /// assert_eq!(csp.invalid(), None);
+    /// ```
+    pub fn connect_domains<S: Into<String>>(mut self, sources: impl IntoIterator<Item = S>) -> Self {
+        self.connect_domains.get_or_insert_default().extend(sources.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds origins to `resourceDomains`.
+    pub fn resource_domains<S: Into<String>>(mut self, sources: impl IntoIterator<Item = S>) -> Self {
+        self.resource_domains.get_or_insert_default().extend(sources.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds origins to `frameDomains`.
+    pub fn frame_domains<S: Into<String>>(mut self, sources: impl IntoIterator<Item = S>) -> Self {
+        self.frame_domains.get_or_insert_default().extend(sources.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds origins to `baseUriDomains`.
+    pub fn base_uri_domains<S: Into<String>>(mut self, sources: impl IntoIterator<Item = S>) -> Self {
+        self.base_uri_domains.get_or_insert_default().extend(sources.into_iter().map(Into::into));
+        self
+    }
+
     /// Every declared source, with the field it is in (for checking them all).
     pub fn sources(&self) -> impl Iterator<Item = (&'static str, &str)> {
         let fields = [

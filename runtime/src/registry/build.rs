@@ -130,6 +130,9 @@ impl Description {
             #[cfg(feature = "skills")]
             skills.clone(),
         )?;
+        for route in &mut tools {
+            crate::apps::link_tool(&mut route.tool, |uri| catalog.view(uri))?;
+        }
 
         // Every list can change and every resource can be subscribed to: `Changes` announces
         // them and subscriptions/listen delivers them.
@@ -140,10 +143,7 @@ impl Description {
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             logging: Some(JsonObject::new()),
             completions: (prompts.iter().any(|r| r.completes) || catalog.completes()).then(JsonObject::new),
-            extensions: tools
-                .iter()
-                .any(|r| r.task != TaskSupport::Never)
-                .then(|| [(TASKS_EXTENSION.to_owned(), JsonObject::new())].into_iter().collect()),
+            extensions: extensions(&tools, &catalog),
             ..Default::default()
         };
         #[cfg(feature = "skills")]
@@ -203,6 +203,24 @@ impl Description {
             skills,
         })
     }
+}
+
+/// The extensions the server's own handlers use: tasks when a tool runs as one, MCP Apps when
+/// it has views.
+fn extensions(
+    tools: &[ToolRoute],
+    catalog: &ResourceCatalog,
+) -> Option<std::collections::BTreeMap<String, JsonObject>> {
+    let mut extensions = std::collections::BTreeMap::new();
+    if tools.iter().any(|r| r.task != TaskSupport::Never) {
+        extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
+    }
+    if catalog.has_views() {
+        let types = serde_json::json!([crate::model::UI_MIME_TYPE]);
+        extensions
+            .insert(crate::model::UI_EXTENSION.to_owned(), [("mimeTypes".to_owned(), types)].into_iter().collect());
+    }
+    (!extensions.is_empty()).then_some(extensions)
 }
 
 /// The skills of `dir`, which owns the `skill://` scheme: no resource of the server's may use it.

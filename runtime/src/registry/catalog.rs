@@ -80,7 +80,7 @@ impl ResourceCatalog {
             b.literal_len().cmp(&a.literal_len()).then_with(|| a.as_str().cmp(b.as_str()))
         });
 
-        let mut listed: Vec<Resource> = fixed.values().map(|r| r.descriptor.resource()).collect();
+        let mut listed: Vec<Resource> = fixed.values().map(ResourceRoute::listed).collect();
         listed.sort_by(|a, b| a.uri.cmp(&b.uri));
         let listers: Vec<ResourceRoute> = templates.iter().filter(|r| r.handler.lists()).cloned().collect();
 
@@ -165,14 +165,29 @@ impl ResourceCatalog {
         self.templates.iter().any(|route| route.handler.completes())
     }
 
-    /// The resource a normalized URI names.
+    /// The resource a normalized URI names. A view answers under every content hash, so that
+    /// a host holding a link from an older build still reads it.
     pub(crate) fn find(&self, uri: &str) -> Option<Found<'_>> {
         if let Some(route) = self.fixed.get(uri) {
+            return Some(Found { route, variables: Vec::new() });
+        }
+        if let Some(route) = self.view(uri) {
             return Some(Found { route, variables: Vec::new() });
         }
         self.templates
             .iter()
             .find_map(|route| route.descriptor.template.matches(uri).map(|variables| Found { route, variables }))
+    }
+
+    /// The view a URI names, with or without its content hash (`?v=...`).
+    pub(crate) fn view(&self, uri: &str) -> Option<&ResourceRoute> {
+        let base = uri.split_once("?v=").map_or(uri, |(base, _)| base);
+        self.fixed.get(base).filter(|route| route.view.is_some())
+    }
+
+    /// Whether any resource is an MCP Apps view.
+    pub(crate) fn has_views(&self) -> bool {
+        self.fixed.values().any(|route| route.view.is_some())
     }
 
     /// Whether a normalized URI names a resource the server has now: one of its own, or a

@@ -210,6 +210,30 @@ pub struct ResourceRoute {
     pub(crate) handler: Arc<dyn ResourceHandler>,
     pub(crate) requirements: Requirements,
     pub(crate) scopes: Arc<[Arc<str>]>,
+    /// Set when the resource is an MCP Apps view.
+    pub(crate) view: Option<Arc<ViewListing>>,
+}
+
+/// How a view is listed and linked: the URI clients are given (with its content hash, when it
+/// has one) and the `_meta` of its list entry and contents.
+#[derive(Debug)]
+pub(crate) struct ViewListing {
+    /// The URI tools link to and `resources/list` shows.
+    pub(crate) uri: String,
+    /// `{"ui": {...}}`.
+    pub(crate) meta: JsonObject,
+}
+
+impl ResourceRoute {
+    /// The entry of a fixed resource in `resources/list`.
+    pub(crate) fn listed(&self) -> Resource {
+        let mut resource = self.descriptor.resource();
+        if let Some(view) = &self.view {
+            resource.uri.clone_from(&view.uri);
+            resource.meta = Some(view.meta.clone());
+        }
+        resource
+    }
 }
 
 impl std::fmt::Debug for ResourceRoute {
@@ -218,12 +242,21 @@ impl std::fmt::Debug for ResourceRoute {
     }
 }
 
+/// Reads, lists and completes one resource, whichever way it was declared.
 pub(crate) trait ResourceHandler: Send + Sync + 'static {
     fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>>;
-    fn lists(&self) -> bool;
-    fn list(&self, context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>>;
-    fn completes(&self) -> bool;
-    fn complete(&self, request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>>;
+    fn lists(&self) -> bool {
+        false
+    }
+    fn list(&self, _context: RequestContext) -> Option<BoxFuture<'_, Result<Vec<Resource>, Error>>> {
+        None
+    }
+    fn completes(&self) -> bool {
+        false
+    }
+    fn complete(&self, _request: CompletionRequest) -> Option<BoxFuture<'_, Result<Completion, Error>>> {
+        None
+    }
 }
 
 struct DefinedResource<T>(T);
@@ -255,5 +288,5 @@ pub(crate) fn route_of<T: ResourceDefinition>(definition: T) -> Result<ResourceR
     let mut requirements = Requirements::default();
     T::requirements(&mut requirements);
     let scopes = T::scopes().iter().map(|&scope| Arc::from(scope)).collect();
-    Ok(ResourceRoute { descriptor, handler: Arc::new(DefinedResource(definition)), requirements, scopes })
+    Ok(ResourceRoute { descriptor, handler: Arc::new(DefinedResource(definition)), requirements, scopes, view: None })
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tower::{Layer, Service, ServiceExt as _};
 
 use super::{Inner, Server};
+use crate::apps::IntoView;
 use crate::context::RequestContext;
 use crate::dispatch::tasks::TaskRuntime;
 use crate::dispatch::{BoxDispatch, BoxError, Dispatch, Layers, McpRequest, McpResponse};
@@ -79,6 +80,7 @@ impl ServerBuilder {
                 HandlerKind::Tool(route) => self.description.tools.push(route),
                 HandlerKind::Resource(route) => self.description.resources.push(route),
                 HandlerKind::Prompt(route) => self.description.prompts.push(route),
+                HandlerKind::View(view) => self.description.resources.push(view.into_route()),
             }
         }
         self
@@ -87,6 +89,13 @@ impl ServerBuilder {
     /// Registers a tool built by hand (annotated functions go through [`handlers`](Self::handlers)).
     pub fn tool(mut self, tool: impl IntoToolRoute) -> Self {
         self.description.tools.push(tool.into_route());
+        self
+    }
+
+    /// Registers an MCP Apps view built by hand (`#[view]` items go through
+    /// [`handlers`](Self::handlers)); see [`apps`](crate::apps).
+    pub fn view(mut self, view: impl IntoView) -> Self {
+        self.description.resources.push(view.into_view().into_route());
         self
     }
 

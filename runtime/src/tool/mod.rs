@@ -9,7 +9,7 @@ mod params;
 use std::future::Future;
 use std::sync::Arc;
 
-pub use output::{IntoToolError, IntoToolOutcome, Json, ToolError};
+pub use output::{IntoToolError, IntoToolOutcome, Json, Readable, ReadableOutcome, ToolError, assert_readable};
 pub use params::{Args, ToolInfo, ToolInvocation, ToolParam};
 
 use crate::context::RequestContext;

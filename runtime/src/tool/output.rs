@@ -117,6 +117,7 @@ pub struct Json<T>(pub T);
     message = "`{Self}` cannot be returned from a #[tool]",
     label = "not a tool result",
     note = "return String or &'static str for text, Json<T> for structured output (T: Serialize + JsonSchema), \
+            Readable<T> for structured output with T's Display as its text, \
             CallToolResult for full control, or Result<_, E> of these where E is ToolError (a failure the model sees) \
             or mcp_rounds::Error (a protocol error)"
 )]
@@ -216,6 +217,48 @@ impl<R: Rounds, T: IntoToolOutcome> IntoToolOutcome for Step<R, T> {
     }
 }
 
+/// Structured output a person can read: `structuredContent` from `T`'s `Serialize`, an
+/// `outputSchema` from its `JsonSchema`, and the text content from its `Display`. What a tool
+/// with a view returns, so that a host showing no view still shows something readable.
+///
+/// ```
+/// use mcp_rounds::{Readable, tool};
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Sum {
+///     total: f64,
+/// }
+///
+/// impl std::fmt::Display for Sum {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         write!(f, "The total is {}.", self.total)
+///     }
+/// }
+///
+/// /// Adds numbers.
+/// #[tool]
+/// fn add(a: f64, b: f64) -> Readable<Sum> {
+///     Readable(Sum { total: a + b })
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Readable<T>(pub T);
+
+impl<T: Serialize + JsonSchema + fmt::Display> IntoToolOutcome for Readable<T> {
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<JsonObject> {
+        Some(root_schema::<T>(generator))
+    }
+
+    fn into_outcome(self, _: &OutcomeContext<'_>) -> Result<Outcome<CallToolResult>, Error> {
+        let value = serde_json::to_value(&self.0).map_err(|e| Error::internal_from(&e))?;
+        let mut result = CallToolResult::text(self.0.to_string());
+        result.structured_content = Some(value);
+        Ok(result.into())
+    }
+}
+
 impl<R: Rounds> IntoToolOutcome for Ask<R> {
     const USES_ROUNDS: bool = true;
 
@@ -238,6 +281,31 @@ impl<T: DeserializeOwned + Send + 'static> FromModelText for Json<T> {
             .map_err(|e| format!("not the JSON expected: {}", crate::error::serde_message(&e)))
     }
 }
+
+/// A return type whose result has text a person can read, not only a JSON copy of structured
+/// content: required of a tool with a view, which a host that renders none shows as that text.
+#[diagnostic::on_unimplemented(
+    message = "a tool with a view must return text a person can read, and `{Self}` gives none",
+    label = "no readable text for hosts that show no view",
+    note = "return Readable<T> (structured content, with T's Display as the text), String, or CallToolResult; \
+            Json<T> gives only a JSON copy of the structured content"
+)]
+pub trait ReadableOutcome: IntoToolOutcome {}
+
+impl ReadableOutcome for CallToolResult {}
+impl ReadableOutcome for Outcome<CallToolResult> {}
+impl ReadableOutcome for String {}
+impl ReadableOutcome for &'static str {}
+impl ReadableOutcome for ContentBlock {}
+impl ReadableOutcome for Vec<ContentBlock> {}
+impl<T: Serialize + JsonSchema + fmt::Display> ReadableOutcome for Readable<T> {}
+impl<T: ReadableOutcome, E: IntoToolError> ReadableOutcome for Result<T, E> {}
+impl<R: Rounds, T: ReadableOutcome> ReadableOutcome for Step<R, T> {}
+impl<R: Rounds> ReadableOutcome for Ask<R> {}
+
+/// Compiles only for a [`ReadableOutcome`] (generated code, on a tool with a view).
+#[doc(hidden)]
+pub fn assert_readable<T: ReadableOutcome>() {}
 
 /// The error half of a `Result` returned by a tool.
 #[diagnostic::on_unimplemented(

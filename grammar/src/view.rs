@@ -1,0 +1,66 @@
+//! What an MCP Apps view must be, checked by the `#[view]` macro on a literal and by the
+//! server builder on everything else: its URI, and its HTML against the CSP it declares.
+
+use alloc::format;
+use alloc::string::String;
+
+use crate::html::{self, Fetch};
+
+/// Why `uri` cannot name a view, if it cannot: it is `ui://` and a name, with no query,
+/// fragment or template variable (the query is where the server puts its content hash).
+///
+/// ```
+/// use mcp_rounds_grammar::view::uri_problem;
+///
+/// assert_eq!(uri_problem("ui://notes/board"), None);
+/// assert!(uri_problem("https://notes.example/board").is_some());
+/// ```
+pub fn uri_problem(uri: &str) -> Option<&'static str> {
+    let Some(rest) = uri.strip_prefix("ui://") else { return Some("a view's URI starts with ui://") };
+    if rest.is_empty() || rest.starts_with('/') {
+        return Some("a view's URI names it after ui://, as in ui://notes/board");
+    }
+    if rest.contains(['?', '#', '{']) {
+        return Some("a view's URI has no query, fragment or template variable");
+    }
+    if rest.bytes().any(|b| b.is_ascii_control() || b == b' ') {
+        return Some("a view's URI has no spaces or control characters");
+    }
+    None
+}
+
+/// Why `html` cannot be served as a view whose CSP allows `declared(fetch)` origins, if it
+/// cannot: it is not one document, or it loads something a host will not let it (a file by a
+/// relative URL, or an origin its CSP does not declare).
+///
+/// ```
+/// use mcp_rounds_grammar::view::document_problem;
+///
+/// let page = r#"<!doctype html><script src="https://cdn.example.com/x.js"></script>"#;
+/// let none: &[&str] = &[];
+/// assert!(document_problem(page, |_| none).unwrap().contains("resourceDomains"));
+/// assert_eq!(document_problem(page, |_| &["https://cdn.example.com"]), None);
+/// ```
+pub fn document_problem<'a, S: AsRef<str> + 'a>(html: &str, declared: impl Fn(Fetch) -> &'a [S]) -> Option<String> {
+    if let Some(problem) = html::document_problem(html) {
+        return Some(format!("its HTML is not one self-contained document: {problem}"));
+    }
+    for reference in html::references(html) {
+        let place = format!("<{} {}=\"{}\">", reference.element, reference.attribute, reference.url);
+        if reference.is_relative() {
+            return Some(format!(
+                "{place} loads a file relative to the view, which a host cannot serve: inline it, or use an absolute URL its csp declares"
+            ));
+        }
+        let Some(origin) = reference.origin() else { continue };
+        let field = match reference.fetch {
+            Fetch::Resource => "resourceDomains",
+            Fetch::Frame => "frameDomains",
+            Fetch::Base => "baseUriDomains",
+        };
+        if !html::origin_allowed(origin, declared(reference.fetch).iter().map(AsRef::as_ref)) {
+            return Some(format!("{place} loads from {origin}, which its csp does not declare: add it to {field}"));
+        }
+    }
+    None
+}
