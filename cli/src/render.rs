@@ -7,7 +7,7 @@ use console::style;
 use mcp_rounds::client::Notice;
 use mcp_rounds::model::{
     CallToolResult, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, Tool,
+    ResourceContents, ResourceTemplate, Tool, Visibility,
 };
 use serde_json::{Value, json};
 
@@ -24,11 +24,18 @@ pub fn tools(tools: &[Tool]) -> String {
                 hints.push("destructive");
             }
         }
+        let ui = tool.ui();
+        if ui.as_ref().and_then(|ui| ui.visibility.as_ref()).is_some_and(|who| !who.contains(&Visibility::Model)) {
+            hints.push("for its view only");
+        }
         let hints = if hints.is_empty() { String::new() } else { format!(" [{}]", hints.join(", ")) };
         let title = tool.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
         let _ = writeln!(out, "{}{title}{}", style(&tool.name).bold(), style(hints).dim());
         if let Some(description) = &tool.description {
             let _ = writeln!(out, "  {}", first_line(description));
+        }
+        if let Some(view) = ui.and_then(|ui| ui.resource_uri) {
+            let _ = writeln!(out, "  {} {view}", style("view:").dim());
         }
         let arguments = schema_arguments(&tool.input_schema);
         if !arguments.is_empty() {
@@ -269,6 +276,17 @@ mod tests {
 
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn a_tool_names_its_view_and_an_app_only_tool_says_so() {
+        let listed: Vec<Tool> = serde_json::from_value(json!([
+            {"name": "board", "inputSchema": {"type": "object"}, "_meta": {"ui": {"resourceUri": "ui://b/board?v=1"}}},
+            {"name": "tick", "inputSchema": {"type": "object"}, "_meta": {"ui": {"visibility": ["app"]}}}
+        ]))
+        .unwrap();
+        let shown = console::strip_ansi_codes(&tools(&listed)).into_owned();
+        assert_eq!(shown, "board\n  view: ui://b/board?v=1\ntick [for its view only]\n");
     }
 
     #[test]

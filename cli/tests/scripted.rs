@@ -124,6 +124,13 @@ fn over_http_without_a_token_the_exit_code_says_authorization_is_needed() {
     assert_eq!(output.status.code(), Some(6), "{}", text(&output.stderr));
     assert!(text(&output.stderr).contains("--bearer"), "{}", text(&output.stderr));
     let token = data.token();
+    // A tool with a view names it: the notes board, under its content hash.
+    let output = run(&["tools", "list", "--url", &url, "--bearer", &token], &[]);
+    let listed = text(&output.stdout);
+    let after_list = listed.split_once("notes_list").map(|(_, rest)| rest).unwrap_or_default();
+    let mut paragraph = after_list.lines().skip(1).take_while(|l| l.starts_with("  "));
+    let view = paragraph.find(|l| l.trim_start().starts_with("view:")).unwrap_or_default();
+    assert!(view.contains("ui://notes/board?v="), "{listed}");
     let output = run(&["--json", "tools", "list", "--url", &url, "--bearer", &token], &[]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();

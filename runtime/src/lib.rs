@@ -33,7 +33,8 @@
 //! # }
 //! ```
 //!
-//! The attribute macros are [`tool`](macro@tool), [`resource`](macro@resource) and [`prompt`](macro@prompt); a struct becomes an
+//! The attribute macros are [`tool`](macro@tool), [`resource`](macro@resource), [`prompt`](macro@prompt) and
+//! [`view`](macro@view) (an MCP Apps view); a struct becomes an
 //! elicitation form with [`Form`], an enum the rounds of a multi-round tool with [`Rounds`].
 //! A mistake in any of them is a compile error on the mistake.
 //!
@@ -48,6 +49,7 @@
 //! | serving: stdio, Streamable HTTP, OAuth | [`transport`] |
 //! | middleware, telemetry | [`middleware`], [`telemetry`], `otel` (feature) |
 //! | long-running tools | [`tasks`] |
+//! | HTML views hosts render beside a tool's result (MCP Apps) | [`apps`] ([`view`](macro@view)) |
 //! | Agent Skills from a folder | `skills` (feature), [`ServerBuilder::skills_dir`](server::ServerBuilder) |
 //! | tests of your server | [`testing`] ([`testing::TestClient`]) |
 //! | the protocol's types, as the revision names them | [`model`], [`jsonrpc`], [`headers`] |

@@ -155,3 +155,32 @@ async fn a_rendered_view_that_loads_a_relative_file_is_never_served() {
     let refused = TestClient::new(&server).read_resource("ui://v/bad").await.unwrap_err();
     assert_eq!(refused.code, -32603);
 }
+
+/// A 2025-11-25 client declares the extension once, in `initialize`; each request of its
+/// session is seen with it.
+#[cfg(feature = "client")]
+#[tokio::test]
+async fn a_handler_sees_who_renders_in_both_eras() {
+    use mcp_rounds::client::{Client, Lifecycle};
+    use mcp_rounds::transport::in_process::InProcess;
+
+    for lifecycle in [Lifecycle::Discover, Lifecycle::Legacy] {
+        for (capabilities, expected) in [(renders(), "rendering host"), (ClientCapabilities::default(), "plain client")]
+        {
+            let client = Client::builder()
+                .capabilities(capabilities)
+                .lifecycle(lifecycle)
+                .connect(InProcess::new(&server()))
+                .await
+                .unwrap();
+            assert_eq!(client.protocol().is_legacy(), lifecycle == Lifecycle::Legacy);
+            let read = client.read_resource("ui://todo/whoami").await.unwrap();
+            let ResourceContents::Text(text) = &read.contents[0] else { panic!("a view is text") };
+            assert!(text.text.contains(expected), "{lifecycle:?}: {}", text.text);
+            let tools = client.list_all_tools().await.unwrap();
+            let ui = tools.iter().find(|t| t.name == "todo_tick").and_then(|t| t.ui()).unwrap();
+            assert_eq!(ui.visibility, Some(vec![mcp_rounds::model::Visibility::App]));
+            client.close().await;
+        }
+    }
+}

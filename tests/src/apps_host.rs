@@ -18,7 +18,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use mcp_rounds::client::Client;
-use mcp_rounds::model::{ResourceContents, Tool, UiCsp};
+use mcp_rounds::model::{ResourceContents, Tool, UiCsp, Visibility};
 use serde_json::{Value, json};
 
 use crate::node::NodeTools;
@@ -56,8 +56,8 @@ impl AppsHost {
     pub async fn start(client: Client, tool: &str, arguments: Value, node: &NodeTools) -> AppsHost {
         let tools = client.list_all_tools().await.expect("tools/list");
         let linked = tools.iter().find(|t| t.name == tool).unwrap_or_else(|| panic!("no tool {tool}"));
-        let uri = linked.meta.as_ref().and_then(|m| m["ui"]["resourceUri"].as_str()).expect("the tool links a view");
-        let read = client.read_resource(uri).await.expect("resources/read of the view");
+        let uri = linked.ui().and_then(|ui| ui.resource_uri).expect("the tool links a view");
+        let read = client.read_resource(&uri).await.expect("resources/read of the view");
         let Some(ResourceContents::Text(view)) = read.contents.first() else { panic!("a view is HTML text") };
         assert_eq!(view.mime_type.as_deref(), Some("text/html;profile=mcp-app"), "the view's MIME type");
         let declared = view.meta.as_ref().map_or(Value::Null, |m| m["ui"].clone());
@@ -147,8 +147,7 @@ async fn call_tool(State(shared): State<Arc<Shared>>, axum::Json(params): axum::
     let Some(tool) = shared.tools.iter().find(|t| t.name == name) else {
         return (StatusCode::NOT_FOUND, format!("no tool {name}")).into_response();
     };
-    let visibility = tool.meta.as_ref().map(|m| m["ui"]["visibility"].clone()).unwrap_or(Value::Null);
-    if visibility.as_array().is_some_and(|who| !who.iter().any(|w| w == "app")) {
+    if tool.ui().and_then(|ui| ui.visibility).is_some_and(|who| !who.contains(&Visibility::App)) {
         return (StatusCode::FORBIDDEN, format!("{name} is not visible to apps")).into_response();
     }
     match shared.client.call_tool(&name, &params["arguments"]).await {

@@ -147,7 +147,29 @@ pub struct UiPermissions {
     pub clipboard_write: Option<JsonObject>,
 }
 
+impl super::Tool {
+    /// The tool's `_meta.ui`: its view and who may call it, when it declares them (and they
+    /// have the extension's shape).
+    pub fn ui(&self) -> Option<ToolUi> {
+        serde_json::from_value(self.meta.as_ref()?.get("ui")?.clone()).ok()
+    }
+}
+
 impl ClientCapabilities {
+    /// These capabilities, declaring that the client renders MCP Apps views (for a host built
+    /// on the client).
+    ///
+    /// ```
+    /// use mcp_rounds::model::ClientCapabilities;
+    ///
+    /// assert!(ClientCapabilities::default().with_apps().renders_apps());
+    /// ```
+    pub fn with_apps(mut self) -> Self {
+        let settings: JsonObject = [("mimeTypes".to_owned(), serde_json::json!([UI_MIME_TYPE]))].into_iter().collect();
+        self.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), settings);
+        self
+    }
+
     /// Whether the client renders MCP Apps views: it declares the extension with the views'
     /// MIME type among its `mimeTypes`.
     ///

@@ -171,7 +171,9 @@ impl ResourceCatalog {
         if let Some(route) = self.fixed.get(uri) {
             return Some(Found { route, variables: Vec::new() });
         }
-        if let Some(route) = self.view(uri) {
+        if uri.contains("?v=")
+            && let Some(route) = self.view(uri)
+        {
             return Some(Found { route, variables: Vec::new() });
         }
         self.templates

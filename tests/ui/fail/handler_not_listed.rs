@@ -2,7 +2,7 @@
 // `a_handler_left_out_of_handlers_fails_the_build` in tests/compile.rs).
 #![warn(dead_code)]
 
-use mcp_rounds::{Server, handlers, tool};
+use mcp_rounds::{Server, handlers, tool, view};
 
 /// Says hello: listed.
 #[tool]
@@ -32,6 +32,10 @@ mod admin {
 fn later() -> String {
     String::new()
 }
+
+/// A board nobody serves: forgotten as well.
+#[view("ui://s/board", html = "<!doctype html><p>board</p>")]
+struct Board;
 
 fn main() {
     let _ = Server::builder("s", "1").handlers(handlers![greet]).build();
