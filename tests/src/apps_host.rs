@@ -94,8 +94,13 @@ impl AppsHost {
             .route("/api/config", get(move || async move { axum::Json(config) }))
             .route("/api/render", get(|State(s): State<Arc<Shared>>| async move { axum::Json(s.render.clone()) }))
             .route("/api/tools/call", post(call_tool))
+            // Browsers ask for it; a 404 would be an error in the page's console.
+            .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
             .with_state(shared.clone());
-        let sandbox_routes = Router::new().route("/sandbox.html", get(sandbox_page)).with_state(shared.clone());
+        let sandbox_routes = Router::new()
+            .route("/sandbox.html", get(sandbox_page))
+            .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
+            .with_state(shared.clone());
         let tasks = vec![
             tokio::spawn(async move { axum::serve(host, host_routes).await.expect("serve the host") }),
             tokio::spawn(async move { axum::serve(sandbox, sandbox_routes).await.expect("serve the sandbox") }),

@@ -127,6 +127,7 @@ async fn the_board_works_in_a_real_browser_through_the_official_app_bridge() {
         "screenshot": screenshot,
         "titles": titles,
         "open": {"title": first["title"], "text": line},
+        "edit": {"body": "Edited in the board."},
         "create": {"title": "Board retro", "body": "Written in the board, saved through the host."},
     });
     let mut browser = node.script("apps-browser.mjs");
@@ -137,29 +138,41 @@ async fn the_board_works_in_a_real_browser_through_the_official_app_bridge() {
     assert!(output.status.success(), "the browser: {stdout}\n{stderr}\nscreenshot: {}", screenshot.display());
     let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default()).expect("the browser's report");
 
-    assert_eq!(seen["steps"], json!(["titles shown", "note opened", "note created"]), "{seen}");
+    assert_eq!(seen["steps"], json!(["titles shown", "note opened", "note edited", "note created"]), "{seen}");
     let shown: Vec<&str> = seen["titles"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     for title in titles.iter().chain(["Board retro"].iter()) {
         assert!(shown.contains(title), "{title:?} in the board: {shown:?}");
     }
     assert_eq!(seen["violations"], json!([]), "no CSP violation in the view or the proxy");
     assert_eq!(seen["consoleViolations"], json!([]), "no CSP violation reported to the console");
+    assert_eq!(seen["errors"], json!([]), "no error in the host, the proxy or the view");
     assert_eq!(seen["hostState"], "tool result sent", "{seen}");
+    // ...because none was tried: the policy holds when the view does try.
+    assert_eq!(seen["probe"]["violation"]["directive"], "connect-src", "{seen}");
+    assert!(seen["probe"]["fetchError"].is_string(), "the fetch failed: {seen}");
 
     // The view's calls went through the host to the server, and changed the notes on disk.
     let calls: Vec<(String, Value)> =
         host.calls().into_iter().map(|c| (c["name"].as_str().unwrap().to_owned(), c["arguments"].clone())).collect();
     let names: Vec<&str> = calls.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["notes_read", "notes_create", "notes_list"], "{calls:?}");
+    assert_eq!(names, ["notes_read", "notes_edit", "notes_list", "notes_create", "notes_list"], "{calls:?}");
     assert_eq!(calls[0].1, json!({"workspaceUri": workspace, "id": first["id"]}));
     assert_eq!(
         calls[1].1,
+        json!({"workspaceUri": workspace, "id": first["id"], "title": first["title"], "body": "Edited in the board."})
+    );
+    assert_eq!(
+        calls[3].1,
         json!({"workspaceUri": workspace, "title": "Board retro", "body": "Written in the board, saved through the host."})
     );
+    let edited = std::fs::read_to_string(data.path.join(format!("workspace/{}.md", first["id"].as_str().unwrap())));
+    assert!(edited.as_deref().is_ok_and(|text| text.contains("Edited in the board.")), "{edited:?}");
     assert!(data.notes().contains(&"board-retro".to_owned()), "{:?}", data.notes());
     let saved = std::fs::read_to_string(data.path.join("workspace/board-retro.md")).unwrap();
     assert!(saved.contains("# Board retro") && saved.contains("saved through the host"), "{saved}");
-    assert!(std::fs::metadata(&screenshot).is_ok_and(|m| m.len() > 10_000), "a screenshot of the board");
+    for shot in [screenshot.clone(), shots.join("notes-board-opened.png")] {
+        assert!(std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000), "a screenshot at {}", shot.display());
+    }
     drop(host);
     server.stop();
 }
