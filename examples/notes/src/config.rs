@@ -72,6 +72,8 @@ struct StateEntry {
     #[serde(default = "default_ttl")]
     ttl_seconds: u64,
     keys: Vec<KeyEntry>,
+    /// The id of the key that signs; by default the last.
+    signing: Option<String>,
 }
 
 fn default_ttl() -> u64 {
@@ -101,7 +103,8 @@ pub struct Config {
     pub tokens: Vec<(String, String)>,
     /// The principal of a stdio session, if any.
     pub stdio_principal: Option<String>,
-    /// The keys that sign and verify `requestState`; the first one signs.
+    /// The keys that verify `requestState`; `[state] signing` names the one that signs (by
+    /// default the last).
     pub keys: KeyRing,
     /// How long a state stays valid.
     pub state_ttl: Duration,
@@ -136,7 +139,10 @@ fn check(file: File) -> Result<Config, String> {
         .iter()
         .map(|k| StateKey::from_base64(k.id.clone(), &k.secret).map_err(|e| format!("state key {:?}: {e}", k.id)))
         .collect::<Result<Vec<_>, _>>()?;
-    let keys = KeyRing::new(keys).map_err(|e| format!("[state] keys: {e}"))?;
+    let mut keys = KeyRing::new(keys).map_err(|e| format!("[state] keys: {e}"))?;
+    if let Some(id) = &file.state.signing {
+        keys = keys.signing_with(id).map_err(|e| format!("[state] signing: {e}"))?;
+    }
     if file.state.ttl_seconds == 0 || file.state.ttl_seconds > 86_400 {
         return Err("[state] ttl_seconds must be between 1 and 86400".into());
     }
@@ -281,6 +287,7 @@ mod tests {
             (&format!("[principals.a]\nworkspaces = [\"file:///no/such/dir\"]\n{}", key()), "No such file"),
             (&format!("[model]\nprovider = \"oracle\"\n{}", key()), "unknown variant"),
             (&format!("surprise = 1\n{}", key()), "unknown field"),
+            (&format!("[state]\nsigning = \"k9\"\n{}", key()), "no state key has the id \"k9\""),
             (&format!("[oauth]\nissuer = \"auth.example.com\"\n{}", key()), "is not an http(s) URL"),
             (&format!("[oauth]\nissuer = \"https://a\"\njwks_uri = \"/jwks\"\n{}", key()), "jwks_uri"),
             (

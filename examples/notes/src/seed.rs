@@ -76,8 +76,10 @@ workspaces = ["{workspace_uri}"]
 # How long a pending confirmation or summary (a signed requestState) stays valid.
 ttl_seconds = 300
 
-# The keys that sign requestState: the first signs, all verify. Every server sharing this data
-# must have the same keys. To rotate, add a new key first, restart everywhere, then remove the old.
+# The keys that verify requestState; the last one signs, unless `signing = "<id>"` under
+# [state] names another. Every server sharing this data must have the same keys. To rotate,
+# restart every server after each step: add the new key with `signing` naming the old one; then
+# make `signing` name the new key; then, once ttl_seconds have passed, remove the old key.
 [[state.keys]]
 id = "k1"
 secret = "{secret}"

@@ -44,6 +44,9 @@ pub enum KeyError {
     /// Two keys share an id.
     #[error("two state keys have the id {0:?}")]
     DuplicateId(String),
+    /// The key named to sign is not in the ring.
+    #[error("no state key has the id {0:?} to sign with")]
+    UnknownSigningKey(String),
 }
 
 impl StateKey {
@@ -83,11 +86,29 @@ impl StateKey {
     }
 }
 
-/// The keys that sign and verify states: the newest signs, all of them verify, so keys can
+/// The keys that sign and verify states: one signs (the newest, unless
+/// [`signing_with`](KeyRing::signing_with) names another), all of them verify, so keys can
 /// rotate without breaking states in flight.
+///
+/// Rotating across a fleet is three rolling restarts, so that no instance ever meets a state
+/// signed by a key it does not know: add the new key everywhere while the old one still signs;
+/// then sign with the new one everywhere; then, once the states signed with the old one have
+/// expired (the state TTL), remove it.
+///
+/// ```
+/// use mcp_rounds::request_state::{KeyRing, StateKey};
+///
+/// let old = StateKey::new("k1", &[1; 32]).unwrap();
+/// let new = StateKey::new("k2", &[2; 32]).unwrap();
+/// // Step one: k2 verifies everywhere, k1 still signs.
+/// let ring = KeyRing::new([old, new]).unwrap().signing_with("k1").unwrap();
+/// assert_eq!(ring.signing_id(), Some("k1"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct KeyRing {
     keys: Arc<Vec<StateKey>>,
+    /// Index of the key that signs.
+    signing: usize,
     development: bool,
 }
 
@@ -100,7 +121,20 @@ impl KeyRing {
                 return Err(KeyError::DuplicateId(key.id.clone()));
             }
         }
-        Ok(KeyRing { keys: Arc::new(keys), development: false })
+        let signing = keys.len().saturating_sub(1);
+        Ok(KeyRing { keys: Arc::new(keys), signing, development: false })
+    }
+
+    /// The same ring, signing with the key `id` (the others still verify).
+    pub fn signing_with(mut self, id: &str) -> Result<Self, KeyError> {
+        self.signing =
+            self.keys.iter().position(|k| k.id == id).ok_or_else(|| KeyError::UnknownSigningKey(id.to_owned()))?;
+        Ok(self)
+    }
+
+    /// The id of the key that signs (none in an empty ring).
+    pub fn signing_id(&self) -> Option<&str> {
+        self.signing_key().map(StateKey::id)
     }
 
     /// A random key for local development only. States it signs are refused by every other
@@ -109,7 +143,7 @@ impl KeyRing {
         let mut secret = [0u8; 32];
         getrandom::fill(&mut secret).expect("the operating system provides randomness");
         let key = StateKey::new("development", &secret).expect("a valid development key");
-        KeyRing { keys: Arc::new(vec![key]), development: true }
+        KeyRing { keys: Arc::new(vec![key]), signing: 0, development: true }
     }
 
     /// True for [`KeyRing::development`].
@@ -118,7 +152,7 @@ impl KeyRing {
     }
 
     pub(super) fn signing_key(&self) -> Option<&StateKey> {
-        self.keys.last()
+        self.keys.get(self.signing)
     }
 
     pub(super) fn key(&self, id: &str) -> Option<&StateKey> {

@@ -310,6 +310,22 @@ mod tests {
     }
 
     #[test]
+    fn the_named_key_signs_and_every_key_verifies() {
+        let k2 = || StateKey::new("k2", &[9u8; 32]).unwrap();
+        let both = || KeyRing::new([StateKey::new("k1", &[7u8; 32]).unwrap(), k2()]).unwrap();
+        let sign_with = |ring: &KeyRing| sign(ring, &binding(), "Confirm", b"{}", DEFAULT_STATE_TTL).unwrap().0;
+        let now = SystemTime::now();
+        // Mid-rotation: k1 still signs, so a process that knows only k1 accepts the state.
+        let by_k1 = sign_with(&both().signing_with("k1").unwrap());
+        assert!(verify(&ring(), &by_k1, &binding(), now).is_ok());
+        // By default the last key signs, which a process without it refuses.
+        let by_k2 = sign_with(&both());
+        assert!(verify(&ring(), &by_k2, &binding(), now).is_err());
+        assert!(verify(&KeyRing::new([k2()]).unwrap(), &by_k2, &binding(), now).is_ok());
+        assert!(matches!(both().signing_with("k3"), Err(KeyError::UnknownSigningKey(id)) if id == "k3"));
+    }
+
+    #[test]
     fn argument_order_does_not_matter_but_values_do() {
         let a = arguments_digest(&json!({"a": 1, "b": {"x": [1, 2], "y": null}}));
         let b = arguments_digest(&json!({"b": {"y": null, "x": [1, 2]}, "a": 1}));
