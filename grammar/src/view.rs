@@ -29,19 +29,23 @@ pub fn uri_problem(uri: &str) -> Option<&'static str> {
     None
 }
 
-/// Why `html` cannot be served as a view whose CSP allows `declared(fetch)` origins, if it
-/// cannot: it is not one document, or it loads something a host will not let it (a file by a
-/// relative URL, or an origin its CSP does not declare).
+/// Why `html` cannot be served as a view, if it cannot: it is not one document, or it loads
+/// something a host will not let it (a file by a relative URL, or an origin its CSP does not
+/// declare). `declared(fetch)` gives the origins the view declares for that kind of fetch and
+/// the name its caller knows that list by, for the message.
 ///
 /// ```
 /// use mcp_rounds_grammar::view::document_problem;
 ///
 /// let page = r#"<!doctype html><script src="https://cdn.example.com/x.js"></script>"#;
 /// let none: &[&str] = &[];
-/// assert!(document_problem(page, |_| none).unwrap().contains("resourceDomains"));
-/// assert_eq!(document_problem(page, |_| &["https://cdn.example.com"]), None);
+/// assert!(document_problem(page, |_| (none, "resourceDomains")).unwrap().contains("resourceDomains"));
+/// assert_eq!(document_problem(page, |_| (&["https://cdn.example.com"][..], "resourceDomains")), None);
 /// ```
-pub fn document_problem<'a, S: AsRef<str> + 'a>(html: &str, declared: impl Fn(Fetch) -> &'a [S]) -> Option<String> {
+pub fn document_problem<'a, S: AsRef<str> + 'a>(
+    html: &str,
+    declared: impl Fn(Fetch) -> (&'a [S], &'a str),
+) -> Option<String> {
     if let Some(problem) = html::document_problem(html) {
         return Some(format!("its HTML is not one self-contained document: {problem}"));
     }
@@ -53,13 +57,9 @@ pub fn document_problem<'a, S: AsRef<str> + 'a>(html: &str, declared: impl Fn(Fe
             ));
         }
         let Some(origin) = reference.origin() else { continue };
-        let field = match reference.fetch {
-            Fetch::Resource => "resourceDomains",
-            Fetch::Frame => "frameDomains",
-            Fetch::Base => "baseUriDomains",
-        };
-        if !html::origin_allowed(origin, declared(reference.fetch).iter().map(AsRef::as_ref)) {
-            return Some(format!("{place} loads from {origin}, which its csp does not declare: add it to {field}"));
+        let (sources, list) = declared(reference.fetch);
+        if !html::origin_allowed(origin, sources.iter().map(AsRef::as_ref)) {
+            return Some(format!("{place} loads from {origin}, which its csp does not declare: add it to {list}"));
         }
     }
     None

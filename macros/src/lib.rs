@@ -108,7 +108,11 @@ pub fn view(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let attr = ast::view::ViewAttr::parse(attr.into(), &mut errors);
     if let ast::view::ViewItem::Function(function) = &item {
+        // A view function is a resource at a fixed URI, checked as one.
         check::function::check(function, "view", &mut errors);
+        if attr.uri.is_some() {
+            check::handlers::resource(&attr.resource(), function, &mut errors);
+        }
     }
     let path = check::view::view(&attr, &item, &mut errors);
     if !errors.is_empty() {

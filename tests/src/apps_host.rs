@@ -163,7 +163,7 @@ async fn call_tool(State(shared): State<Arc<Shared>>, axum::Json(params): axum::
 
 /// The CSP a web host serves a view under, from its `_meta.ui.csp` as the extension's
 /// specification builds it, or the specification's default when the view declares none.
-pub fn content_security_policy(csp: Option<&UiCsp>) -> String {
+fn content_security_policy(csp: Option<&UiCsp>) -> String {
     let Some(csp) = csp else {
         return "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; \
                 img-src 'self' data:; media-src 'self' data:; connect-src 'none'"

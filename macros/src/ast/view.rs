@@ -5,17 +5,13 @@ use proc_macro2::{Span, TokenStream};
 use syn::LitStr;
 
 use super::args::Args;
+use super::attrs::{Cache, ResourceAttr};
 use super::function::Function;
 use crate::errors::Errors;
 use crate::krate::Krate;
 
-/// The permissions a view may ask for, as written in the attribute and on the wire.
-pub const PERMISSIONS: &[(&str, &str)] = &[
-    ("camera", "camera"),
-    ("microphone", "microphone"),
-    ("geolocation", "geolocation"),
-    ("clipboard_write", "clipboardWrite"),
-];
+/// The permissions a view may ask for, as written in the attribute (and as `UiPermissions`'s fields).
+pub const PERMISSIONS: &[&str] = &["camera", "microphone", "geolocation", "clipboard_write"];
 
 /// The CSP lists, as written in the attribute and as `UiCsp`'s fields.
 pub const CSP_LISTS: &[&str] = &["connect_domains", "resource_domains", "frame_domains", "base_uri_domains"];
@@ -74,9 +70,8 @@ impl ViewAttr {
             }
         }
         let permission = |name: &str| {
-            (!PERMISSIONS.iter().any(|(written, _)| *written == name)).then(|| {
-                let known: Vec<_> = PERMISSIONS.iter().map(|(written, _)| *written).collect();
-                format!("{name:?} is not a permission a view may ask for; expected one of: {}", known.join(", "))
+            (!PERMISSIONS.contains(&name)).then(|| {
+                format!("{name:?} is not a permission a view may ask for; expected one of: {}", PERMISSIONS.join(", "))
             })
         };
         let attr = ViewAttr {
@@ -95,6 +90,23 @@ impl ViewAttr {
         };
         args.finish("view", VIEW_KEYS, errors);
         attr
+    }
+
+    /// The resource a view function expands to: its fixed URI, read like any resource's (the
+    /// view's title, description and MIME type are the view builder's to set).
+    pub fn resource(&self) -> ResourceAttr {
+        ResourceAttr {
+            krate: self.krate.clone(),
+            template: self.uri.clone(),
+            name: self.name.clone(),
+            title: None,
+            description: None,
+            mime_type: None,
+            list: None,
+            ttl_ms: 0,
+            cache: Cache::Private,
+            scopes: None,
+        }
     }
 
     /// The entries of CSP list `list`, if given.

@@ -63,23 +63,14 @@ fn resolve(file: &str) -> String {
 }
 
 fn document(attr: &ViewAttr, html: &str, span: Span, errors: &mut Errors) {
-    let declared = |fetch: Fetch| {
-        let list = match fetch {
-            Fetch::Resource => "resource_domains",
-            Fetch::Frame => "frame_domains",
-            Fetch::Base => "base_uri_domains",
-        };
-        attr.csp_list(list).iter().map(|lit| lit.value()).collect::<Vec<_>>()
+    let values = |list: &str| attr.csp_list(list).iter().map(syn::LitStr::value).collect::<Vec<_>>();
+    let (resources, frames, bases) = (values("resource_domains"), values("frame_domains"), values("base_uri_domains"));
+    let declared = |fetch: Fetch| match fetch {
+        Fetch::Resource => (resources.as_slice(), "resource_domains"),
+        Fetch::Frame => (frames.as_slice(), "frame_domains"),
+        Fetch::Base => (bases.as_slice(), "base_uri_domains"),
     };
-    let lists = [Fetch::Resource, Fetch::Frame, Fetch::Base].map(|fetch| (fetch, declared(fetch)));
-    let find = |fetch: Fetch| lists.iter().find(|(f, _)| *f == fetch).map_or(&[][..], |(_, list)| list.as_slice());
-    if let Some(problem) = mcp_rounds_grammar::view::document_problem(html, find) {
-        errors.error(
-            span,
-            problem
-                .replace("resourceDomains", "resource_domains")
-                .replace("frameDomains", "frame_domains")
-                .replace("baseUriDomains", "base_uri_domains"),
-        );
+    if let Some(problem) = mcp_rounds_grammar::view::document_problem(html, declared) {
+        errors.error(span, problem);
     }
 }

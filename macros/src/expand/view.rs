@@ -6,8 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::handler::into_handler;
-use crate::ast::attrs::{Cache, ResourceAttr};
-use crate::ast::view::{CSP_LISTS, PERMISSIONS, ViewAttr, ViewItem};
+use crate::ast::view::{CSP_LISTS, ViewAttr, ViewItem};
 
 /// The view, for an attribute and item that passed their checks; `path` is the document's file.
 pub fn expand(attr: &ViewAttr, item: &ViewItem, path: Option<&str>) -> TokenStream {
@@ -48,21 +47,9 @@ pub fn expand(attr: &ViewAttr, item: &ViewItem, path: Option<&str>) -> TokenStre
             }
         }
         ViewItem::Function(function) => {
-            let resource = ResourceAttr {
-                krate: attr.krate.clone(),
-                template: Some(uri.clone()),
-                name: attr.name.clone(),
-                title: attr.title.clone(),
-                description: attr.description.clone(),
-                mime_type: Some("text/html;profile=mcp-app".to_owned()),
-                list: None,
-                ttl_ms: 0,
-                cache: Cache::Private,
-                scopes: None,
-            };
             let ident = &function.ident;
             let cfg = &function.cfg;
-            let definition = super::resource::definition(&resource, function, &[]);
+            let definition = super::resource::definition(&attr.resource(), function, &[]);
             let into_handler = into_handler(function, &p, quote!(view), &uri.value());
             quote! {
                 #definition
@@ -101,7 +88,6 @@ fn builder_calls(attr: &ViewAttr, p: &TokenStream) -> TokenStream {
             let field = syn::Ident::new(&lit.value(), lit.span());
             quote!(__permissions.#field = ::core::option::Option::Some(#p::JsonObject::new());)
         });
-        debug_assert!(permissions.iter().all(|lit| PERMISSIONS.iter().any(|(name, _)| *name == lit.value())));
         calls.push(
             quote!(.permissions({ let mut __permissions = #p::UiPermissions::default(); #(#asked)* __permissions })),
         );

@@ -39,12 +39,12 @@ pub(crate) fn csp(meta: &UiResourceMeta, uri: &str) -> Result<(), BuildError> {
 pub(crate) fn document_problem(html: &str, meta: &UiResourceMeta) -> Option<String> {
     let csp = meta.csp.as_ref();
     view::document_problem(html, |fetch| {
-        let declared = match fetch {
-            Fetch::Resource => csp.and_then(|c| c.resource_domains.as_deref()),
-            Fetch::Frame => csp.and_then(|c| c.frame_domains.as_deref()),
-            Fetch::Base => csp.and_then(|c| c.base_uri_domains.as_deref()),
+        let (declared, list) = match fetch {
+            Fetch::Resource => (csp.and_then(|c| c.resource_domains.as_deref()), "resourceDomains"),
+            Fetch::Frame => (csp.and_then(|c| c.frame_domains.as_deref()), "frameDomains"),
+            Fetch::Base => (csp.and_then(|c| c.base_uri_domains.as_deref()), "baseUriDomains"),
         };
-        declared.unwrap_or_default()
+        (declared.unwrap_or_default(), list)
     })
 }
 

@@ -25,7 +25,7 @@ use crate::context::RequestContext;
 use crate::error::{BuildError, Error};
 use crate::future::BoxFuture;
 use crate::model::{UiCsp, UiPermissions, UiResourceMeta};
-use crate::resource::{ResourceRoute, ViewListing};
+use crate::resource::{ResourceHandler, ResourceRoute, ViewListing};
 
 pub(crate) use check::link_tool;
 
@@ -51,7 +51,8 @@ pub struct View {
     title: Option<String>,
     description: Option<String>,
     meta: UiResourceMeta,
-    source: Source,
+    /// Where the HTML comes from, or why a `#[view]` function's resource could not be made.
+    source: Result<Source, BuildError>,
     content_hash: bool,
 }
 
@@ -61,13 +62,13 @@ enum Source {
     /// Made per read by a function.
     Rendered(Arc<dyn RenderView>),
     /// A `#[view]` function, read as the resource it expands to.
-    Resource(Box<Result<ResourceRoute, BuildError>>),
+    Resource(Box<ResourceRoute>),
 }
 
 impl View {
     /// A view whose HTML is the same on every read (usually `include_str!` of a file).
     pub fn document(uri: impl Into<String>, name: impl Into<String>, html: impl Into<Arc<str>>) -> View {
-        View::with_source(uri.into(), name.into(), Source::Document(html.into()))
+        View::with_source(uri.into(), name.into(), Ok(Source::Document(html.into())))
     }
 
     /// A view whose HTML a function makes on each read. Its markup is checked on every read,
@@ -82,7 +83,7 @@ impl View {
     /// });
     /// ```
     pub fn rendered(uri: impl Into<String>, name: impl Into<String>, render: impl RenderView) -> View {
-        View::with_source(uri.into(), name.into(), Source::Rendered(Arc::new(render)))
+        View::with_source(uri.into(), name.into(), Ok(Source::Rendered(Arc::new(render))))
     }
 
     /// The view a `#[view]` function expands to (generated code).
@@ -93,10 +94,10 @@ impl View {
             Ok(route) => (route.descriptor.template.as_str().to_owned(), route.descriptor.name.clone()),
             Err(_) => (String::new(), String::new()),
         };
-        View::with_source(uri, name, Source::Resource(Box::new(route)))
+        View::with_source(uri, name, route.map(|route| Source::Resource(Box::new(route))))
     }
 
-    fn with_source(uri: String, name: String, source: Source) -> View {
+    fn with_source(uri: String, name: String, source: Result<Source, BuildError>) -> View {
         View { uri, name, title: None, description: None, meta: UiResourceMeta::default(), source, content_hash: true }
     }
 
@@ -200,30 +201,26 @@ impl<T: ViewDefinition> IntoView for T {
 impl View {
     /// The resource that serves the view, after every check it must pass.
     pub(crate) fn into_route(mut self) -> Result<ResourceRoute, BuildError> {
+        let source = self.source?;
         let uri = check::uri(&self.uri, &self.name)?;
         check::csp(&self.meta, &uri)?;
         let meta: crate::model::JsonObject =
             [("ui".to_owned(), serde_json::to_value(&self.meta).expect("plain data serializes"))].into_iter().collect();
-        let (listed_uri, handler, mut route) = match self.source {
+        let stamped = |inner| -> Arc<dyn ResourceHandler> {
+            Arc::new(serve::Stamped { inner, view: serve::Declarations::new(&meta, &self.meta) })
+        };
+        let (listed_uri, handler, route): (_, Arc<dyn ResourceHandler>, _) = match source {
             Source::Document(html) => {
                 check::document(&html, &self.meta, &uri)?;
                 let listed = if self.content_hash { check::versioned(&uri, &html) } else { uri.clone() };
                 let handler = serve::FixedDocument { html, meta: meta.clone(), current: listed.clone() };
-                (listed, serve::boxed(handler), None)
+                (listed, Arc::new(handler), None)
             }
-            Source::Rendered(render) => {
-                let handler = serve::RenderedDocument { render, view: serve::Declarations::new(&meta, &self.meta) };
-                (uri.clone(), serve::boxed(handler), None)
-            }
+            Source::Rendered(render) => (uri.clone(), stamped(Arc::new(serve::RenderedHtml(render))), None),
             Source::Resource(route) => {
-                let route = (*route)?;
                 self.title = self.title.or_else(|| route.descriptor.title.clone());
                 self.description = self.description.or_else(|| route.descriptor.description.clone());
-                let handler = serve::FunctionView {
-                    inner: route.handler.clone(),
-                    view: serve::Declarations::new(&meta, &self.meta),
-                };
-                (uri.clone(), serve::boxed(handler), Some(route))
+                (uri.clone(), stamped(route.handler.clone()), Some(*route))
             }
         };
         let descriptor = crate::resource::ResourceDescriptor {
@@ -235,7 +232,7 @@ impl View {
             cache: crate::model::CacheHints::public(0),
         };
         let listing = Some(Arc::new(ViewListing { uri: listed_uri, meta }));
-        Ok(match route.take() {
+        Ok(match route {
             Some(route) => ResourceRoute { descriptor, handler, view: listing, ..route },
             None => ResourceRoute {
                 descriptor,

@@ -15,10 +15,6 @@ use crate::resource::{ResourceHandler, ResourceRead};
 /// names other content.
 const HASHED_DOCUMENT_CACHE: CacheHints = CacheHints::public(24 * 60 * 60 * 1000);
 
-pub(super) fn boxed(handler: impl ResourceHandler) -> Arc<dyn ResourceHandler> {
-    Arc::new(handler)
-}
-
 /// A view's declarations, stamped on each content item of a read, and the markup check a
 /// document made per read must pass.
 pub(super) struct Declarations {
@@ -82,30 +78,31 @@ impl ResourceHandler for FixedDocument {
     }
 }
 
-/// A document a function makes per read.
-pub(super) struct RenderedDocument {
-    pub(super) render: Arc<dyn RenderView>,
-    pub(super) view: Declarations,
-}
+/// A document a function makes per read, as plain text contents (which [`Stamped`] types
+/// and checks).
+pub(super) struct RenderedHtml(pub(super) Arc<dyn RenderView>);
 
-impl ResourceHandler for RenderedDocument {
+impl ResourceHandler for RenderedHtml {
     fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>> {
         Box::pin(async move {
-            let html = self.render.render(read.context).await?;
-            let contents = TextResourceContents { uri: read.uri.clone(), text: html, ..Default::default() };
-            let result = ReadResourceResult { contents: vec![ResourceContents::Text(contents)], ..Default::default() };
-            self.view.apply(Outcome::Complete(result), &read.uri)
+            let text = self.0.render(read.context).await?;
+            let contents = TextResourceContents { uri: read.uri, text, ..Default::default() };
+            Ok(Outcome::Complete(ReadResourceResult {
+                contents: vec![ResourceContents::Text(contents)],
+                ..Default::default()
+            }))
         })
     }
 }
 
-/// A `#[view]` function's resource, whose results are stamped.
-pub(super) struct FunctionView {
+/// A view made per read, by a function or a `#[view]` function's resource: each read's
+/// contents checked and stamped with the view's declarations.
+pub(super) struct Stamped {
     pub(super) inner: Arc<dyn ResourceHandler>,
     pub(super) view: Declarations,
 }
 
-impl ResourceHandler for FunctionView {
+impl ResourceHandler for Stamped {
     fn read(&self, read: ResourceRead) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, Error>> {
         let uri = read.uri.clone();
         Box::pin(async move {

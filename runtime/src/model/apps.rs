@@ -18,6 +18,12 @@ pub const UI_SCHEME: &str = "ui://";
 /// still written beside `_meta.ui.resourceUri`).
 pub const LEGACY_RESOURCE_URI_KEY: &str = "ui/resourceUri";
 
+/// The extension's settings in `capabilities.extensions`, as a client that renders views and
+/// a server that has them both declare it: the views' MIME type.
+pub(crate) fn ui_settings() -> JsonObject {
+    [("mimeTypes".to_owned(), serde_json::json!([UI_MIME_TYPE]))].into_iter().collect()
+}
+
 /// A tool's `_meta.ui`: its view, and who may call it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -165,8 +171,7 @@ impl ClientCapabilities {
     /// assert!(ClientCapabilities::default().with_apps().renders_apps());
     /// ```
     pub fn with_apps(mut self) -> Self {
-        let settings: JsonObject = [("mimeTypes".to_owned(), serde_json::json!([UI_MIME_TYPE]))].into_iter().collect();
-        self.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), settings);
+        self.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), ui_settings());
         self
     }
 

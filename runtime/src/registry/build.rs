@@ -216,9 +216,7 @@ fn extensions(
         extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new());
     }
     if catalog.has_views() {
-        let types = serde_json::json!([crate::model::UI_MIME_TYPE]);
-        extensions
-            .insert(crate::model::UI_EXTENSION.to_owned(), [("mimeTypes".to_owned(), types)].into_iter().collect());
+        extensions.insert(crate::model::UI_EXTENSION.to_owned(), crate::model::ui_settings());
     }
     (!extensions.is_empty()).then_some(extensions)
 }

@@ -171,9 +171,7 @@ impl ResourceCatalog {
         if let Some(route) = self.fixed.get(uri) {
             return Some(Found { route, variables: Vec::new() });
         }
-        if uri.contains("?v=")
-            && let Some(route) = self.view(uri)
-        {
+        if let Some(route) = uri.split_once("?v=").and_then(|(base, _)| self.view(base)) {
             return Some(Found { route, variables: Vec::new() });
         }
         self.templates
