@@ -8,6 +8,7 @@ pub mod apps_host;
 pub mod browser;
 pub mod client;
 pub mod conformance;
+pub mod fleet;
 pub mod http;
 pub mod node;
 pub mod notes;

@@ -83,41 +83,12 @@ pub fn url() -> String {
     if ready.exists() && reachable(port) {
         return url;
     }
-    let bin = bin_dir();
-    let data = dir.join("data");
-    if !data.join("PG_VERSION").exists() {
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&data).expect("create the cluster directory");
-        if is_root() {
-            run(
-                {
-                    let mut chown = Command::new("chown");
-                    chown.args(["-R", "postgres:postgres"]).arg(&dir);
-                    chown
-                },
-                "give the cluster directory to the postgres user",
-            );
-        }
-        let data_arg = data.to_string_lossy().into_owned();
-        run(
-            pg(&bin.join("initdb"), &["-D", &data_arg, "--auth=trust", "--username=postgres", "--encoding=UTF8", "-N"]),
-            "create a PostgreSQL cluster",
-        );
-    }
+    init(&dir);
     if !reachable(port) {
-        let data_arg = data.to_string_lossy().into_owned();
-        let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300",
-            dir.display()
-        );
-        let log = dir.join("server.log").to_string_lossy().into_owned();
-        // `-w` returns once the server accepts connections (`-t`: or fails after 20 s).
-        let start = ["-D", &data_arg, "-o", &options, "-l", &log, "-w", "-t", "20", "start"];
-        run(pg(&bin.join("pg_ctl"), &start), "start PostgreSQL");
-        assert!(reachable(port), "PostgreSQL started but does not accept connections on port {port}; see {log}");
+        start(&dir, port);
     }
     let created = pg(
-        &bin.join("psql"),
+        &bin_dir().join("psql"),
         &[
             "-h",
             "127.0.0.1",
@@ -136,13 +107,100 @@ pub fn url() -> String {
     .unwrap_or(false);
     if !created {
         run(
-            pg(&bin.join("createdb"), &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres", DATABASE]),
+            pg(&bin_dir().join("createdb"), &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres", DATABASE]),
             "create the test database",
         );
     }
     fs::write(&ready, &url).expect("mark the cluster ready");
     drop(lock);
     url
+}
+
+/// Creates a cluster in `dir/data` unless one is there, owned by the user the server runs as.
+fn init(dir: &Path) {
+    let data = dir.join("data");
+    if data.join("PG_VERSION").exists() {
+        return;
+    }
+    let _ = fs::remove_dir_all(dir);
+    fs::create_dir_all(&data).expect("create the cluster directory");
+    if is_root() {
+        let mut chown = Command::new("chown");
+        chown.args(["-R", "postgres:postgres"]).arg(dir);
+        run(chown, "give the cluster directory to the postgres user");
+    }
+    let data_arg = data.to_string_lossy().into_owned();
+    run(
+        pg(
+            &bin_dir().join("initdb"),
+            &["-D", &data_arg, "--auth=trust", "--username=postgres", "--encoding=UTF8", "-N"],
+        ),
+        "create a PostgreSQL cluster",
+    );
+}
+
+/// Starts the cluster in `dir/data` on loopback port `port` and returns once it accepts
+/// connections.
+fn start(dir: &Path, port: u16) {
+    let data_arg = dir.join("data").to_string_lossy().into_owned();
+    let options = format!(
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300",
+        dir.display()
+    );
+    let log = dir.join("server.log").to_string_lossy().into_owned();
+    // `-w` returns once the server accepts connections (`-t`: or fails after 20 s).
+    let start = ["-D", &data_arg, "-o", &options, "-l", &log, "-w", "-t", "20", "start"];
+    run(pg(&bin_dir().join("pg_ctl"), &start), "start PostgreSQL");
+    assert!(reachable(port), "PostgreSQL started but does not accept connections on port {port}; see {log}");
+}
+
+/// A PostgreSQL server of one test's own, on a port of its own, for a test that stops and
+/// starts it under load (the shared one serves other tests meanwhile). Stopped and removed
+/// when dropped.
+pub struct Cluster {
+    dir: PathBuf,
+    /// Its loopback port.
+    pub port: u16,
+}
+
+impl Cluster {
+    /// Creates and starts a cluster in `dir` (which it owns: anything there is replaced) on
+    /// `port`, with one empty database, `fleet`.
+    pub fn create(dir: &Path, port: u16) -> Self {
+        let _ = fs::remove_dir_all(dir);
+        init(dir);
+        let cluster = Cluster { dir: dir.to_path_buf(), port };
+        start(dir, port);
+        let created =
+            pg(&bin_dir().join("createdb"), &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres", "fleet"]);
+        run(created, "create the fleet database");
+        cluster
+    }
+
+    /// The URL of its database.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/fleet", self.port)
+    }
+
+    /// Stops it the way an operator restarting it does (`pg_ctl stop -m fast`: open
+    /// transactions are rolled back, connections closed).
+    pub fn stop(&self) {
+        let data = self.dir.join("data").to_string_lossy().into_owned();
+        run(pg(&bin_dir().join("pg_ctl"), &["-D", &data, "-m", "fast", "-w", "stop"]), "stop PostgreSQL");
+    }
+
+    /// Starts it again; returns once it accepts connections.
+    pub fn start(&self) {
+        start(&self.dir, self.port);
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let data = self.dir.join("data").to_string_lossy().into_owned();
+        let _ = pg(&bin_dir().join("pg_ctl"), &["-D", &data, "-m", "immediate", "-w", "stop"]).output();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// A URL of a new, empty database named `name` on the same server (dropped first if it

@@ -124,13 +124,19 @@ impl Terminal {
 
     /// Waits until the screen shows `wanted`, and returns the screen.
     pub fn wait_for(&self, wanted: &str) -> String {
+        self.wait_for_times(wanted, 1)
+    }
+
+    /// Waits until the screen shows `wanted` `times` times (a question asked again, whose first
+    /// asking is still on the screen), and returns the screen.
+    pub fn wait_for_times(&self, wanted: &str, times: usize) -> String {
         let deadline = Instant::now() + SCREEN_TIMEOUT;
         loop {
             let screen = self.screen();
-            if screen.contains(wanted) {
+            if screen.matches(wanted).count() >= times {
                 return screen;
             }
-            assert!(Instant::now() < deadline, "the screen never showed {wanted:?}; it shows:\n{screen}");
+            assert!(Instant::now() < deadline, "the screen never showed {wanted:?} {times} times; it shows:\n{screen}");
             // Re-read the screen as soon as the terminal has had a moment to draw.
             std::thread::sleep(Duration::from_millis(50));
         }

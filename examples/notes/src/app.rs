@@ -8,6 +8,7 @@ use mcp_rounds::tasks::TaskStore;
 use mcp_rounds::{Principal, Server, ToolError, handlers};
 
 use crate::config::{Config, Provider};
+use crate::faults;
 use crate::scope::{Scope, ScopeError, Workspace};
 use crate::store::NoteError;
 use crate::summarize::{BuiltinModel, Model};
@@ -50,13 +51,22 @@ for clients that support them). Each note is also a resource, notes://{workspace
 /// The server over `config`, claiming single-use states in `store` and keeping tasks in `tasks`.
 pub fn server(config: &Config, store: impl ReplayStore, tasks: impl TaskStore) -> Result<Server, String> {
     let notes = Notes { scope: config.scope.clone(), provider: config.provider, model: Arc::new(BuiltinModel) };
-    Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("notes-server", env!("CARGO_PKG_VERSION"));
+    let builder = match faults::broken("reuse-states") {
+        true => builder.replay_store(faults::Forgetful(store)),
+        false => builder.replay_store(store),
+    };
+    let lease = match faults::broken("keep-tasks") {
+        true => Duration::from_secs(86_400 * 365),
+        false => config.task_lease,
+    };
+    builder
         .instructions(INSTRUCTIONS)
         .state(notes)
         .state_keys(config.keys.clone())
         .state_ttl(config.state_ttl)
-        .replay_store(store)
         .task_store(tasks)
+        .task_lease(lease)
         .handlers(handlers![
             crate::tools::notes_list,
             crate::tools::notes_read,

@@ -32,7 +32,26 @@ struct File {
     state: StateEntry,
     #[serde(default)]
     model: ModelEntry,
+    #[serde(default)]
+    tasks: TasksEntry,
     oauth: Option<OAuthEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TasksEntry {
+    #[serde(default = "default_lease")]
+    lease_seconds: u64,
+}
+
+impl Default for TasksEntry {
+    fn default() -> Self {
+        TasksEntry { lease_seconds: default_lease() }
+    }
+}
+
+fn default_lease() -> u64 {
+    15
 }
 
 #[derive(Deserialize)]
@@ -108,6 +127,8 @@ pub struct Config {
     pub keys: KeyRing,
     /// How long a state stays valid.
     pub state_ttl: Duration,
+    /// How soon a task whose instance stopped (killed, say) is reported failed.
+    pub task_lease: Duration,
     /// The model `summarize_notes` uses.
     pub provider: Provider,
     /// Every workspace, once.
@@ -145,6 +166,9 @@ fn check(file: File) -> Result<Config, String> {
     }
     if file.state.ttl_seconds == 0 || file.state.ttl_seconds > 86_400 {
         return Err("[state] ttl_seconds must be between 1 and 86400".into());
+    }
+    if file.tasks.lease_seconds == 0 || file.tasks.lease_seconds > 3_600 {
+        return Err("[tasks] lease_seconds must be between 1 and 3600".into());
     }
 
     let mut workspaces: Vec<Arc<Workspace>> = Vec::new();
@@ -227,6 +251,7 @@ fn check(file: File) -> Result<Config, String> {
         stdio_principal: file.stdio_principal,
         keys,
         state_ttl: Duration::from_secs(file.state.ttl_seconds),
+        task_lease: Duration::from_secs(file.tasks.lease_seconds),
         provider: file.model.provider,
         workspaces,
         oauth,
@@ -258,6 +283,7 @@ mod tests {
         let config = parse(&text).unwrap();
         assert_eq!(config.tokens, [("0123456789abcdef".to_owned(), "demo".to_owned())]);
         assert_eq!(config.state_ttl, Duration::from_secs(300));
+        assert_eq!(config.task_lease, Duration::from_secs(15));
         assert_eq!(config.provider, Provider::Sampling);
         assert_eq!(config.workspaces.len(), 1);
         assert_eq!(config.oauth, None);
@@ -295,6 +321,7 @@ mod tests {
                 "not an OAuth scope",
             ),
             (&format!("[oauth]\nissuer = \"https://a\"\nclient = \"x\"\n{}", key()), "unknown field"),
+            (&format!("[tasks]\nlease_seconds = 0\n{}", key()), "[tasks] lease_seconds must be between 1 and 3600"),
         ];
         for (text, expected) in cases {
             let err = parse(text).map(|_| ()).unwrap_err();

@@ -39,25 +39,36 @@ pub async fn notes_export(
     let workspace = notes.workspace(&principal, &workspace_uri)?;
     scope.detach().await;
     let cancellation = scope.cancellation().clone();
+    let pause = crate::faults::export_pause();
     let export = tokio::task::spawn_blocking(move || {
         let mut listed = store::list(&workspace).map_err(note_error)?;
         listed.sort_by(|a, b| a.id.cmp(&b.id));
         let mut markdown = String::new();
+        let mut count = 0;
         for note in &listed {
             if cancellation.is_cancelled() {
                 return Err(ToolError::new("Export cancelled"));
             }
-            let text = store::read(&workspace, &note.id).map_err(note_error)?;
+            if let Some(pause) = pause {
+                std::thread::sleep(pause);
+            }
+            let text = match store::read(&workspace, &note.id) {
+                Ok(text) => text,
+                // Deleted since it was listed: an export is of the notes there as it reads them.
+                Err(store::NoteError::NotFound) => continue,
+                Err(e) => return Err(note_error(e)),
+            };
             if !markdown.is_empty() {
                 markdown.push_str("\n---\n\n");
             }
+            count += 1;
             markdown.push_str(&format!("<!-- note: {} -->\n", note.id));
             markdown.push_str(&text);
             if !text.ends_with('\n') {
                 markdown.push('\n');
             }
         }
-        Ok(Export { count: listed.len(), markdown })
+        Ok(Export { count, markdown })
     });
     match export.await {
         Ok(done) => done.map(Json),

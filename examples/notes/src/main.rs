@@ -5,6 +5,7 @@ mod board;
 mod config;
 mod delete;
 mod export;
+mod faults;
 mod resources;
 mod scope;
 mod seed;
@@ -100,10 +101,15 @@ fn hex_nonce(key: &str) -> Option<[u8; 16]> {
 }
 
 /// Deletes whose confirmation was never recorded (a crash between the delete and the claim)
-/// are recorded now, so that their states are refused from here on.
+/// are recorded now, so that their states are refused from here on; writes a killed process
+/// left unfinished are swept away.
 async fn recover(config: &config::Config, store: &dyn ReplayStore) {
     let keep = app::trash_retention(config.state_ttl);
     for workspace in &config.workspaces {
+        let swept = store::sweep_unfinished(workspace, std::time::Duration::from_secs(60));
+        if swept > 0 {
+            tracing::info!(swept, "removed writes a stopped process left unfinished");
+        }
         for key in store::trashed_keys(workspace, keep) {
             let Some(nonce) = hex_nonce(&key) else { continue };
             match store.begin(nonce, SystemTime::now() + config.state_ttl).await {

@@ -84,6 +84,11 @@ ttl_seconds = 300
 id = "k1"
 secret = "{secret}"
 
+[tasks]
+# How long a running notes_export may go without its server vouching for it before it is
+# reported failed (the server was killed, say).
+lease_seconds = 15
+
 [model]
 # "sampling": summarize_notes asks the client's model. "builtin": the server's own summarizer.
 provider = "sampling"

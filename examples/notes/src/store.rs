@@ -274,6 +274,26 @@ fn delete_with(workspace: &Workspace, id: &str, key: &str, between: impl FnOnce(
     Ok(Deleted::Now)
 }
 
+/// Removes what writes cut short left behind (the hidden files a note is written to before it
+/// is linked in, after a process was killed mid-write), once older than `age`: younger ones may
+/// be another process's write in progress.
+pub fn sweep_unfinished(workspace: &Workspace, age: Duration) -> usize {
+    let Ok(entries) = fs::read_dir(&workspace.root) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') || !name.ends_with(".tmp") {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let old = meta.modified().ok().and_then(|t| SystemTime::now().duration_since(t).ok()).is_some_and(|a| a > age);
+        if meta.is_file() && old && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// The keys of deletes whose notes are in the trash, and removes trash older than `keep`.
 pub fn trashed_keys(workspace: &Workspace, keep: Duration) -> Vec<String> {
     let Ok(entries) = fs::read_dir(workspace.root.join(TRASH)) else { return Vec::new() };
@@ -342,6 +362,19 @@ mod tests {
         assert!(matches!(delete(&f.workspace, "roadmap", "k2"), Err(NoteError::NotFound)));
         assert_eq!(trashed_keys(&f.workspace, Duration::from_secs(60)), ["k1"]);
         assert!(list(&f.workspace).unwrap().iter().all(|n| n.id != "roadmap"));
+    }
+
+    #[test]
+    fn unfinished_writes_are_swept_once_old() {
+        let f = fixture("sweep");
+        let workspace = &f.workspace;
+        let stale = workspace.root.join(".lost.0011223344556677.tmp");
+        fs::write(&stale, "# Lost\n\nhalf").unwrap();
+        assert_eq!(sweep_unfinished(workspace, Duration::from_secs(60)), 0, "a write in progress stays");
+        assert!(stale.exists());
+        assert_eq!(sweep_unfinished(workspace, Duration::ZERO), 1);
+        assert!(!stale.exists());
+        assert!(!list(workspace).unwrap().is_empty(), "notes are never swept");
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub fn start(workspaces: &[Arc<Workspace>], changes: Changes) -> notify::Result<
             }
             for path in &event.paths {
                 let Some(id) = note_id(path) else { continue };
+                if crate::faults::drops_change(&id) {
+                    continue;
+                }
                 let Some(workspace) = workspaces.iter().find(|w| path.parent() == Some(w.root.as_path())) else {
                     continue;
                 };

@@ -25,6 +25,8 @@ pub(crate) enum Status {
     Forbidden,
     /// The caller is over its rate.
     TooManyRequests,
+    /// Something the request needs is down for now; the same request may come again.
+    Unavailable,
     /// The server failed.
     Failed,
 }
@@ -41,6 +43,7 @@ impl Status {
             (Era::Current, Some(ErrorCode::MethodNotFound)) => Status::NotFound,
             (Era::Current, Some(ErrorCode::InternalError)) => Status::Failed,
             (Era::Current, Some(ErrorCode::RateLimited)) => Status::TooManyRequests,
+            (Era::Current, Some(ErrorCode::Unavailable)) => Status::Unavailable,
             (Era::Current, Some(_)) => Status::Invalid,
         }
     }
@@ -57,6 +60,7 @@ mod tests {
         assert_eq!(Status::of(Era::Current, Some(ErrorCode::InvalidParams)), Status::Invalid);
         assert_eq!(Status::of(Era::Current, Some(ErrorCode::RateLimited)), Status::TooManyRequests);
         assert_eq!(Status::of(Era::Current, Some(ErrorCode::InternalError)), Status::Failed);
+        assert_eq!(Status::of(Era::Current, Some(ErrorCode::Unavailable)), Status::Unavailable);
         assert_eq!(Status::of(Era::Legacy, Some(ErrorCode::MethodNotFound)), Status::Ok);
         for era in [Era::Current, Era::Legacy] {
             assert_eq!(Status::of(era, Some(ErrorCode::InsufficientScope)), Status::Forbidden);

@@ -51,6 +51,12 @@ pub enum ErrorCode {
     /// `insufficient_scope` challenge (RFC 6750), which OAuth clients answer by asking for a
     /// token with those scopes.
     InsufficientScope,
+    /// -31503: a store the request needs (where single-use states are claimed or tasks kept)
+    /// cannot be reached right now. The same request may be sent again after
+    /// `data.retryAfterMs`: a single-use state it carried is still usable, and a handler's
+    /// [`IdempotencyKey`](crate::rounds::IdempotencyKey) makes its effect happen once. The
+    /// framework's own code, like -31429; over HTTP it is status 503 with `Retry-After`.
+    Unavailable,
 }
 
 impl ErrorCode {
@@ -68,6 +74,7 @@ impl ErrorCode {
             ErrorCode::ResourceNotFound => -32002,
             ErrorCode::RateLimited => -31429,
             ErrorCode::InsufficientScope => -31403,
+            ErrorCode::Unavailable => -31503,
         }
     }
 
@@ -85,6 +92,7 @@ impl ErrorCode {
             -32002 => ErrorCode::ResourceNotFound,
             -31429 => ErrorCode::RateLimited,
             -31403 => ErrorCode::InsufficientScope,
+            -31503 => ErrorCode::Unavailable,
             _ => return None,
         })
     }
@@ -122,8 +130,8 @@ pub struct Error {
     // telemetry does not take it as a tool's or prompt's name.
     #[serde(skip)]
     unknown_name: bool,
-    // Made by `rate_limited`: when the caller may try again, in milliseconds (HTTP's
-    // `Retry-After`).
+    // Made by `rate_limited` and `unavailable`: when the caller may try again, in milliseconds
+    // (HTTP's `Retry-After`).
     #[serde(skip)]
     retry_after_ms: Option<u64>,
 }
@@ -198,6 +206,16 @@ impl Error {
         Error { retry_after_ms: Some(millis), ..error }
     }
 
+    /// -31503: a store the request needs failed (`cause`, logged on the server, never sent);
+    /// the caller may send the same request again after `retry_after`.
+    pub fn unavailable(cause: &dyn std::error::Error, retry_after: std::time::Duration) -> Self {
+        tracing::warn!(error = %cause, "a store the request needs is unavailable");
+        let millis = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
+        let error = Error::new(ErrorCode::Unavailable, format!("Temporarily unavailable: try again in {millis} ms"))
+            .with_data(json!({ "retryAfterMs": millis }));
+        Error { retry_after_ms: Some(millis), ..error }
+    }
+
     /// -31403: the request needs `needed` (every scope of the tool, prompt or resource it
     /// would run), and the caller's token does not grant them all.
     pub fn insufficient_scope<S: AsRef<str>>(needed: &[S]) -> Self {
@@ -216,7 +234,7 @@ impl Error {
         listed.into_iter().flatten().filter_map(Value::as_str).collect()
     }
 
-    /// When a rate-limited caller may try again.
+    /// When a caller refused for its rate or for an unavailable store may try again.
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         self.retry_after_ms.map(std::time::Duration::from_millis)
     }
@@ -315,6 +333,7 @@ mod tests {
             (ErrorCode::ResourceNotFound, -32002),
             (ErrorCode::RateLimited, -31429),
             (ErrorCode::InsufficientScope, -31403),
+            (ErrorCode::Unavailable, -31503),
         ] {
             assert_eq!(code.code(), int);
             assert_eq!(ErrorCode::from_code(int), Some(code));

@@ -18,6 +18,14 @@ use crate::future::BoxFuture;
 #[error("store: {0}")]
 pub struct StoreError(pub String);
 
+impl StoreError {
+    /// The answer to a request this failure stopped: -31503, to send again in a second (a
+    /// database restarting is back in about that, and a pool reconnects on the next use).
+    pub(crate) fn refusal(&self) -> crate::error::Error {
+        crate::error::Error::unavailable(self, std::time::Duration::from_secs(1))
+    }
+}
+
 /// Where nonces are claimed.
 pub trait ReplayStore: Send + Sync + 'static {
     /// Whether `nonce` was already claimed.

@@ -331,7 +331,7 @@ impl RoundDriver {
                 state_rejected(StateRejection::Replayed);
                 Err(refused())
             }
-            Err(e) => Err(Error::internal_from(&e)),
+            Err(e) => Err(e.refusal()),
         }
     }
 
@@ -363,7 +363,7 @@ impl RoundDriver {
         };
         if consume {
             let settling = Nested::state("settle", self.context.rounds().store.system());
-            settling.wrap(pending.commit()).await.map_err(|e| Error::internal_from(&e))?;
+            settling.wrap(pending.commit()).await.map_err(|e| e.refusal())?;
         }
         outcome
     }
@@ -397,7 +397,7 @@ impl RoundDriver {
     async fn may_reask(&mut self, nonce: [u8; 16]) -> Result<(), Error> {
         let store = &self.context.rounds().store;
         let checking = Nested::state("check", store.system());
-        let used = checking.wrap(store.is_claimed(nonce)).await.map_err(|e| Error::internal_from(&e))?;
+        let used = checking.wrap(store.is_claimed(nonce)).await.map_err(|e| e.refusal())?;
         if used {
             state_rejected(StateRejection::Replayed);
             return Err(refused());

@@ -73,8 +73,7 @@ impl std::fmt::Debug for TaskRuntime {
 }
 
 fn store_error(error: &StoreError) -> Error {
-    tracing::error!(%error, "task store failed");
-    Error::internal()
+    error.refusal()
 }
 
 fn unknown(id: &str) -> Error {

@@ -6,7 +6,7 @@
 //! `application/json`, or with `text/event-stream` as soon as it has something to stream
 //! before its answer (progress, log messages, a listen stream's events). Error statuses follow
 //! the revision: 400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601;
-//! the framework's own -31429 is 429 with `Retry-After`, and -31403 (a missing OAuth scope) is
+//! the framework's own -31429 is 429 and -31503 (a store down) 503, each with `Retry-After`, and -31403 (a missing OAuth scope) is
 //! 403 with an `insufficient_scope` challenge, in either revision. Closing the stream cancels
 //! the request.
 //!

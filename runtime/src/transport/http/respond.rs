@@ -35,6 +35,7 @@ pub(super) fn status_code(status: Status) -> StatusCode {
         Status::Conflict => StatusCode::CONFLICT,
         Status::Forbidden => StatusCode::FORBIDDEN,
         Status::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+        Status::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Status::Failed => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -53,7 +54,9 @@ pub(super) fn error_response(status: StatusCode, id: Option<&crate::RequestId>, 
 fn answered_response(answered: Answered) -> Response {
     let status = status_code(answered.status);
     let mut response = json_response(status, answered.encoded.bytes);
-    if let (StatusCode::TOO_MANY_REQUESTS, Some(after)) = (status, answered.encoded.retry_after) {
+    if let (StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE, Some(after)) =
+        (status, answered.encoded.retry_after)
+    {
         // Whole seconds, rounded up: a client waiting that long is not refused again.
         let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));

@@ -1,0 +1,185 @@
+//! What the workload did and saw, with times in milliseconds since the run started: every
+//! request and its answer, every listen stream and its events, every task, every fault. The
+//! checker reads only this and the data left on disk.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::client::Answer;
+
+/// Milliseconds since the run started.
+#[derive(Clone)]
+pub struct Clock(Instant);
+
+impl Clock {
+    /// Starts counting now.
+    pub fn start() -> Self {
+        Clock(Instant::now())
+    }
+
+    /// Milliseconds since the start.
+    pub fn now(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1000.0
+    }
+}
+
+/// What a request was for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// `notes_create` of a slot's note with its version-th body.
+    Create { slot: String, version: u32 },
+    /// `notes_edit` of a slot's note to its version-th body.
+    Edit { slot: String, version: u32 },
+    /// `notes_read` of a slot's note.
+    Read { slot: String },
+    /// The first round of `notes_delete`: asks which note and for the confirmation.
+    Ask { slot: String },
+    /// The second round: the confirmation with state number `state` (an index into
+    /// [`Journal::states`]); `replay` when the client had already sent it and been answered.
+    Confirm { slot: String, state: usize, replay: bool },
+    /// `notes_export`, which becomes a task.
+    Export,
+    /// `tasks/get` of a task.
+    TaskGet { task: String },
+}
+
+/// One request and what came of it.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The worker that sent it.
+    pub worker: usize,
+    /// What it was for.
+    pub op: Op,
+    /// When it was sent.
+    pub sent: f64,
+    /// When its answer (or the loss of it) came.
+    pub answered: f64,
+    /// The answer.
+    pub answer: Answer,
+}
+
+/// A change event a stream delivered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// `notifications/resources/list_changed`.
+    ListChanged,
+    /// `notifications/resources/updated` for this URI.
+    Updated(String),
+}
+
+/// How a stream ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum End {
+    /// The server ended it with its result: the client listens again.
+    Result,
+    /// The connection ended or failed without a result (an instance or the proxy died).
+    Dropped(String),
+    /// The workload closed it at the end of the run.
+    Closed,
+}
+
+/// One listen stream.
+#[derive(Clone, Debug, Default)]
+pub struct Stream {
+    /// When it was asked for.
+    pub opened: f64,
+    /// When its acknowledgement came.
+    pub acknowledged: Option<f64>,
+    /// The instance serving it.
+    pub served_by: Option<String>,
+    /// Its events, with when each came.
+    pub events: Vec<(f64, Event)>,
+    /// When and how it ended.
+    pub ended: Option<(f64, End)>,
+}
+
+/// A task the workload started.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// Its id.
+    pub id: String,
+    /// The instance that created it.
+    pub created_by: Option<String>,
+    /// When it was created.
+    pub created: f64,
+}
+
+/// A fault injected, and when the fleet was whole again.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// What it was (`kill n2`, `postgres restart`, …).
+    pub what: String,
+    /// When it began.
+    pub began: f64,
+    /// When the fault itself was over (the instance restarted, the database up again).
+    pub ended: f64,
+    /// When every instance was up in the load balancer and a request succeeded again.
+    pub recovered: Option<f64>,
+}
+
+/// Everything recorded in one run.
+#[derive(Clone, Debug, Default)]
+pub struct Journal {
+    /// Every request.
+    pub calls: Vec<Call>,
+    /// Every listen stream.
+    pub streams: Vec<Stream>,
+    /// Every `requestState` the workload was given, in order, with when it came.
+    pub states: Vec<(String, f64)>,
+    /// Every task created.
+    pub tasks: Vec<Task>,
+    /// Every fault.
+    pub faults: Vec<Fault>,
+    /// Each task's status as each instance showed it at the end: (task, instance, status).
+    pub task_ends: Vec<(String, String, Option<String>)>,
+}
+
+/// The journal, shared by the workers.
+#[derive(Clone, Default)]
+pub struct Recorder(Arc<Mutex<Journal>>);
+
+impl Recorder {
+    /// Records a request.
+    pub fn call(&self, call: Call) {
+        self.0.lock().unwrap().calls.push(call);
+    }
+
+    /// Records a state given at `at`; its number.
+    pub fn state(&self, state: &str, at: f64) -> usize {
+        let mut journal = self.0.lock().unwrap();
+        journal.states.push((state.to_owned(), at));
+        journal.states.len() - 1
+    }
+
+    /// Starts recording a stream; its number.
+    pub fn stream(&self, opened: f64) -> usize {
+        let mut journal = self.0.lock().unwrap();
+        journal.streams.push(Stream { opened, ..Stream::default() });
+        journal.streams.len() - 1
+    }
+
+    /// Updates stream `index`.
+    pub fn update_stream(&self, index: usize, update: impl FnOnce(&mut Stream)) {
+        update(&mut self.0.lock().unwrap().streams[index]);
+    }
+
+    /// Records a task.
+    pub fn task(&self, task: Task) {
+        self.0.lock().unwrap().tasks.push(task);
+    }
+
+    /// Records a fault.
+    pub fn fault(&self, fault: Fault) {
+        self.0.lock().unwrap().faults.push(fault);
+    }
+
+    /// Records a task's status as `instance` showed it at the end.
+    pub fn task_end(&self, task: &str, instance: &str, status: Option<String>) {
+        self.0.lock().unwrap().task_ends.push((task.to_owned(), instance.to_owned(), status));
+    }
+
+    /// A copy of everything so far.
+    pub fn journal(&self) -> Journal {
+        self.0.lock().unwrap().clone()
+    }
+}
