@@ -100,9 +100,9 @@ fn hex_nonce(key: &str) -> Option<[u8; 16]> {
     Some(nonce)
 }
 
-/// Deletes whose confirmation was never recorded (a crash between the delete and the claim)
-/// are recorded now, so that their states are refused from here on; writes a killed process
-/// left unfinished are swept away.
+/// Recent deletes whose confirmation was never recorded (a crash between the delete and the
+/// claim) are recorded now, so that their states are refused from here on; writes a killed
+/// process left unfinished are swept away.
 async fn recover(config: &config::Config, store: &dyn ReplayStore) {
     let keep = app::trash_retention(config.state_ttl);
     for workspace in &config.workspaces {
@@ -110,8 +110,15 @@ async fn recover(config: &config::Config, store: &dyn ReplayStore) {
         if swept > 0 {
             tracing::info!(swept, "removed writes a stopped process left unfinished");
         }
-        for key in store::trashed_keys(workspace, keep) {
+        // A state lives `state_ttl` from when it was made, before its delete: one deleted
+        // longer ago (give or take the instances' clocks) can no longer come back.
+        let recent = config.state_ttl + std::time::Duration::from_secs(5);
+        for key in store::trashed_keys(workspace, keep, recent) {
             let Some(nonce) = hex_nonce(&key) else { continue };
+            // Almost always recorded already: a read is cheaper than a claim.
+            if store.is_claimed(nonce).await.unwrap_or(false) {
+                continue;
+            }
             match store.begin(nonce, SystemTime::now() + config.state_ttl).await {
                 Ok(Some(claim)) => {
                     if let Err(e) = claim.commit().await {

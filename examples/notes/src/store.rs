@@ -294,18 +294,30 @@ pub fn sweep_unfinished(workspace: &Workspace, age: Duration) -> usize {
     removed
 }
 
-/// The keys of deletes whose notes are in the trash, and removes trash older than `keep`.
-pub fn trashed_keys(workspace: &Workspace, keep: Duration) -> Vec<String> {
+/// How long ago an entry was moved into the trash: its inode's change time, which the rename
+/// set (its modification time is the note's last edit, which may be far older).
+fn moved_ago(meta: &fs::Metadata) -> Option<Duration> {
+    use std::os::unix::fs::MetadataExt;
+    let moved = std::time::UNIX_EPOCH
+        + Duration::from_secs(u64::try_from(meta.ctime()).ok()?)
+        + Duration::from_nanos(u64::try_from(meta.ctime_nsec()).ok()?);
+    SystemTime::now().duration_since(moved).ok().or(Some(Duration::ZERO))
+}
+
+/// The keys of the deletes moved into the trash within `recent`, and removes trash older than
+/// `keep`. Only recent deletes matter to recovery: an older one's state has expired, so it is
+/// refused whatever the replay store holds (and going through every delete ever made would
+/// make a start slower with each one).
+pub fn trashed_keys(workspace: &Workspace, keep: Duration, recent: Duration) -> Vec<String> {
     let Ok(entries) = fs::read_dir(workspace.root.join(TRASH)) else { return Vec::new() };
     let mut keys = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some((key, _)) = name.split_once("--") else { continue };
-        let age =
-            entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| SystemTime::now().duration_since(t).ok());
-        if age.is_some_and(|age| age > keep) {
+        let Some(age) = entry.metadata().ok().as_ref().and_then(moved_ago) else { continue };
+        if age > keep {
             let _ = fs::remove_file(entry.path());
-        } else {
+        } else if age <= recent {
             keys.push(key.to_owned());
         }
     }
@@ -360,7 +372,8 @@ mod tests {
         assert_eq!(delete(&f.workspace, "roadmap", "k1").unwrap(), Deleted::Already);
         // Another key for a note that is gone: not found.
         assert!(matches!(delete(&f.workspace, "roadmap", "k2"), Err(NoteError::NotFound)));
-        assert_eq!(trashed_keys(&f.workspace, Duration::from_secs(60)), ["k1"]);
+        assert_eq!(trashed_keys(&f.workspace, Duration::from_secs(60), Duration::from_secs(60)), ["k1"]);
+        assert!(trashed_keys(&f.workspace, Duration::from_secs(60), Duration::ZERO).is_empty(), "not recent");
         assert!(list(&f.workspace).unwrap().iter().all(|n| n.id != "roadmap"));
     }
 
@@ -412,7 +425,7 @@ mod tests {
         assert!(matches!(outcome, Err(NoteError::Refused(_))), "{outcome:?}");
         assert_eq!(fs::read_to_string(&private).unwrap(), "# Salaries\n\nsecret\n", "the target is untouched");
         assert!(fs::symlink_metadata(&note).unwrap().file_type().is_symlink(), "the link is put back");
-        assert!(trashed_keys(&f.workspace, Duration::from_secs(60)).is_empty());
+        assert!(trashed_keys(&f.workspace, Duration::from_secs(60), Duration::from_secs(60)).is_empty());
     }
 
     #[test]

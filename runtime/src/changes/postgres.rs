@@ -15,12 +15,14 @@ use crate::replay::StoreError;
 const CHANNEL: &str = "mcp_rounds_changes";
 /// NOTIFY payloads are limited to 8000 bytes.
 const MAX_PAYLOAD: usize = 7_900;
+/// The most events taken into one batch.
+const MAX_BATCH: usize = 256;
 
 /// Relays a server's [`Changes`] to and from every other instance connected to the same
-/// database. Events are delivered at least once: when the relay loses its connection it
-/// reconnects, and every listen stream ends gracefully so that its client listens again and
-/// re-reads rather than trust a stream that may have missed events. Dropping the relay stops
-/// it.
+/// database. Events announced together go in one notification. Delivery is at least once:
+/// when the relay loses its connection it reconnects, and when it falls behind it tells the
+/// other instances so; either way every listen stream that may have missed events ends
+/// gracefully, so that its client listens again and re-reads. Dropping the relay stops it.
 ///
 /// ```no_run
 /// use mcp_rounds::Server;
@@ -35,24 +37,18 @@ pub struct PostgresFanOut {
     _stop: DropGuard,
 }
 
-fn encode(instance: &str, event: &ChangeEvent) -> String {
-    let event = match event {
+fn event_value(event: &ChangeEvent) -> serde_json::Value {
+    match event {
         ChangeEvent::ToolsListChanged => serde_json::json!("tools"),
         ChangeEvent::PromptsListChanged => serde_json::json!("prompts"),
         ChangeEvent::ResourcesListChanged => serde_json::json!("resources"),
         ChangeEvent::ResourceUpdated(uri) => serde_json::json!({ "updated": &**uri }),
         ChangeEvent::TaskUpdated(id) => serde_json::json!({ "task": &**id }),
-    };
-    serde_json::json!({ "from": instance, "event": event }).to_string()
+    }
 }
 
-/// The event in a payload, unless it came from `instance` itself or is not one.
-fn decode(instance: &str, payload: &str) -> Option<ChangeEvent> {
-    let value: serde_json::Value = serde_json::from_str(payload).ok()?;
-    if value["from"].as_str()? == instance {
-        return None;
-    }
-    match &value["event"] {
+fn event_of(value: &serde_json::Value) -> Option<ChangeEvent> {
+    match value {
         serde_json::Value::String(kind) => match kind.as_str() {
             "tools" => Some(ChangeEvent::ToolsListChanged),
             "prompts" => Some(ChangeEvent::PromptsListChanged),
@@ -65,6 +61,85 @@ fn decode(instance: &str, payload: &str) -> Option<ChangeEvent> {
             (None, None) => None,
         },
     }
+}
+
+/// One notification's payload: `events`, in order.
+fn encode(instance: &str, events: &[ChangeEvent]) -> String {
+    let events: Vec<serde_json::Value> = events.iter().map(event_value).collect();
+    serde_json::json!({ "from": instance, "events": events }).to_string()
+}
+
+/// The payload that tells every other instance it may have missed events of `instance`.
+fn encode_resync(instance: &str) -> String {
+    serde_json::json!({ "from": instance, "resync": true }).to_string()
+}
+
+/// What a payload says to an instance.
+#[derive(Debug, PartialEq)]
+enum Relayed {
+    Events(Vec<ChangeEvent>),
+    /// Events were lost on the way: listeners start over.
+    Resync,
+}
+
+/// What a payload says, unless it came from `instance` itself or says nothing.
+fn decode(instance: &str, payload: &str) -> Option<Relayed> {
+    let value: serde_json::Value = serde_json::from_str(payload).ok()?;
+    if value["from"].as_str()? == instance {
+        return None;
+    }
+    if value["resync"] == true {
+        return Some(Relayed::Resync);
+    }
+    // One event per payload is what instances of earlier versions send, during an upgrade.
+    let events: Vec<ChangeEvent> = match (&value["events"], &value["event"]) {
+        (serde_json::Value::Array(events), _) => events.iter().filter_map(event_of).collect(),
+        (_, single) => event_of(single).into_iter().collect(),
+    };
+    (!events.is_empty()).then_some(Relayed::Events(events))
+}
+
+/// The payloads that carry `event` and whatever else has been announced here meanwhile, each
+/// within PostgreSQL's limit; `None` in place of an event too large for any payload. Batching
+/// keeps the relay ahead of a burst (one round trip per batch, not per event).
+fn batch(first: ChangeEvent, receiver: &mut tokio::sync::broadcast::Receiver<Signal>, instance: &str) -> Batch {
+    let mut events = vec![first];
+    let mut lagged = false;
+    while events.len() < MAX_BATCH {
+        match receiver.try_recv() {
+            Ok(Signal::Event(event, AnnouncedFrom::Here)) => events.push(event),
+            Ok(_) => {}
+            Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => lagged = true,
+            Err(_) => break,
+        }
+    }
+    let mut payloads = Vec::new();
+    let mut current: Vec<ChangeEvent> = Vec::new();
+    for event in events {
+        current.push(event);
+        if encode(instance, &current).len() > MAX_PAYLOAD {
+            let event = current.pop().expect("just pushed");
+            if !current.is_empty() {
+                payloads.push(encode(instance, &current));
+            }
+            current = vec![event];
+            if encode(instance, &current).len() > MAX_PAYLOAD {
+                lagged = true;
+                current.clear();
+            }
+        }
+    }
+    if !current.is_empty() {
+        payloads.push(encode(instance, &current));
+    }
+    Batch { payloads, lost: lagged }
+}
+
+/// What one batch sends.
+struct Batch {
+    payloads: Vec<String>,
+    /// Some events could not be sent (too large, or missed): other instances must resync.
+    lost: bool,
 }
 
 impl PostgresFanOut {
@@ -119,6 +194,17 @@ async fn connect(config: &tokio_postgres::Config) -> Result<Listener, StoreError
     Ok((client, payloads, driver))
 }
 
+/// Sends each payload on the channel, in order.
+async fn send(
+    client: &tokio_postgres::Client,
+    payloads: impl Iterator<Item = &String>,
+) -> Result<(), tokio_postgres::Error> {
+    for payload in payloads {
+        client.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, payload]).await?;
+    }
+    Ok(())
+}
+
 async fn relay(
     changes: Changes,
     config: tokio_postgres::Config,
@@ -158,32 +244,34 @@ async fn relay(
                     return;
                 }
                 payload = payloads.recv() => match payload {
-                    Some(payload) => {
-                        if let Some(event) = decode(&instance, &payload) {
-                            changes.announce_from_elsewhere(event);
+                    Some(payload) => match decode(&instance, &payload) {
+                        Some(Relayed::Events(events)) => {
+                            for event in events {
+                                changes.announce_from_elsewhere(event);
+                            }
                         }
-                    }
+                        Some(Relayed::Resync) => changes.resync(),
+                        None => {}
+                    },
                     // The connection is gone.
                     None => break,
                 },
-                signal = relay.receiver.recv() => match signal {
-                    Ok(Signal::Event(event, AnnouncedFrom::Here)) => {
-                        let payload = encode(&instance, &event);
-                        if payload.len() > MAX_PAYLOAD {
-                            tracing::warn!("a change event is too large to relay; other instances resync");
-                            continue;
+                signal = relay.receiver.recv() => {
+                    let batch = match signal {
+                        Ok(Signal::Event(event, AnnouncedFrom::Here)) => batch(event, &mut relay.receiver, &instance),
+                        Ok(_) => continue,
+                        Err(RecvError::Lagged(missed)) => {
+                            tracing::warn!(missed, "the change relay fell behind; other instances resync");
+                            Batch { payloads: Vec::new(), lost: true }
                         }
-                        if let Err(e) = client.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload]).await {
-                            tracing::warn!(error = %e, "a change could not be relayed");
-                            break;
-                        }
+                        Err(RecvError::Closed) => return,
+                    };
+                    let resync = batch.lost.then(|| encode_resync(&instance));
+                    if let Err(e) = send(&client, batch.payloads.iter().chain(resync.as_ref())).await {
+                        tracing::warn!(error = %e, "a change could not be relayed");
+                        break;
                     }
-                    Ok(_) => {}
-                    Err(RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "the change relay fell behind; other instances may miss events");
-                    }
-                    Err(RecvError::Closed) => return,
-                },
+                }
             }
         }
         driver.abort();
@@ -196,17 +284,55 @@ mod tests {
 
     #[test]
     fn events_round_trip_and_an_instance_ignores_its_own() {
-        for event in [
+        let events = vec![
             ChangeEvent::ToolsListChanged,
             ChangeEvent::PromptsListChanged,
             ChangeEvent::ResourcesListChanged,
             ChangeEvent::ResourceUpdated("notes://w/1".into()),
-        ] {
-            let payload = encode("a", &event);
-            assert_eq!(decode("b", &payload), Some(event.clone()));
-            assert_eq!(decode("a", &payload), None);
-        }
+            ChangeEvent::TaskUpdated("t1".into()),
+        ];
+        let payload = encode("a", &events);
+        assert_eq!(decode("b", &payload), Some(Relayed::Events(events)));
+        assert_eq!(decode("a", &payload), None);
+        assert_eq!(decode("b", &encode_resync("a")), Some(Relayed::Resync));
+        assert_eq!(decode("a", &encode_resync("a")), None);
+        // What an instance of an earlier version sends.
+        let single = r#"{"from":"a","event":{"updated":"notes://w/2"}}"#;
+        assert_eq!(
+            decode("b", single),
+            Some(Relayed::Events(vec![ChangeEvent::ResourceUpdated("notes://w/2".into())]))
+        );
         assert_eq!(decode("b", "not json"), None);
         assert_eq!(decode("b", r#"{"from":"a","event":"bogus"}"#), None);
+    }
+
+    #[test]
+    fn a_burst_goes_in_few_payloads_and_an_event_too_large_asks_for_a_resync() {
+        let (sender, mut receiver) = tokio::sync::broadcast::channel(1024);
+        for n in 0..300 {
+            let event = ChangeEvent::ResourceUpdated(format!("notes://w/{n}").into());
+            sender.send(Signal::Event(event, AnnouncedFrom::Here)).unwrap();
+        }
+        let first = match receiver.try_recv().unwrap() {
+            Signal::Event(event, _) => event,
+            Signal::Resync => unreachable!(),
+        };
+        let sent = batch(first, &mut receiver, "a");
+        assert!(!sent.lost);
+        assert!(sent.payloads.iter().all(|p| p.len() <= MAX_PAYLOAD));
+        let carried: usize = sent
+            .payloads
+            .iter()
+            .map(|p| match decode("b", p) {
+                Some(Relayed::Events(events)) => events.len(),
+                other => panic!("{other:?}"),
+            })
+            .sum();
+        assert_eq!(carried, MAX_BATCH, "one batch takes what was waiting, up to its limit");
+        assert!(sent.payloads.len() < 10, "{} payloads for {MAX_BATCH} events", sent.payloads.len());
+
+        let huge = ChangeEvent::ResourceUpdated(format!("notes://w/{}", "x".repeat(MAX_PAYLOAD)).into());
+        let sent = batch(huge, &mut receiver, "a");
+        assert!(sent.lost, "an event no payload can carry makes the others resync");
     }
 }

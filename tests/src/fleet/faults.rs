@@ -112,7 +112,8 @@ impl Injector<'_> {
     fn rotate(&mut self) -> String {
         let (old, new) = {
             let (keys, signing) = &mut self.fleet.keys;
-            let new = format!("k{}", keys.len() + 1);
+            let last = keys.iter().filter_map(|(id, _)| id.strip_prefix('k')?.parse::<u32>().ok()).max();
+            let new = format!("k{}", last.unwrap_or(0) + 1);
             keys.push((new.clone(), StateKey::generate_secret()));
             (signing.clone(), new)
         };

@@ -58,8 +58,19 @@ impl Instance {
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.binary.display()));
         self.child = Some(child);
-        let ready = wait_for_port(self.port, Instant::now() + Duration::from_secs(60));
-        assert!(ready, "{} did not listen on {} within a minute; see {}", self.name, self.port, self.log.display());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !wait_for_port(self.port, Instant::now() + Duration::from_millis(500)) {
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                panic!("{} exited at start ({status}); see {}", self.name, self.log.display());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} did not listen on {} within a minute; see {}",
+                self.name,
+                self.port,
+                self.log.display()
+            );
+        }
     }
 
     /// The process id, while it runs.

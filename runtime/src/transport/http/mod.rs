@@ -26,6 +26,7 @@ mod auth;
 mod hosts;
 mod protected;
 mod respond;
+mod serve;
 
 use std::future::Future;
 use std::io;
@@ -254,12 +255,12 @@ impl BoundHttp {
             .router_for(server, stop.clone(), hosts, Some(public_url))
             .map_err(|problem| io::Error::new(io::ErrorKind::InvalidInput, problem))?;
         let stopping = stop.clone();
-        axum::serve(self.listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                stopping.cancel();
-            })
-            .await
+        serve::serve(self.listener, router, async move {
+            shutdown.await;
+            stopping.cancel();
+        })
+        .await;
+        Ok(())
     }
 }
 
