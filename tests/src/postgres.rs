@@ -16,7 +16,14 @@ const DEFAULT_PORT: u16 = 55_433;
 /// The database the tests use.
 pub const DATABASE: &str = "mcp_rounds_test";
 
-fn bin_dir() -> PathBuf {
+/// Where the server binaries are, looked up once per process (every start, stop and
+/// `createdb` of the fleet's faults asks).
+fn bin_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(find_bin_dir)
+}
+
+fn find_bin_dir() -> PathBuf {
     if let Ok(output) = Command::new("pg_config").arg("--bindir").output()
         && output.status.success()
     {
@@ -36,7 +43,10 @@ fn bin_dir() -> PathBuf {
 }
 
 fn is_root() -> bool {
-    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| {
+        Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+    })
 }
 
 /// Runs a PostgreSQL binary, as the `postgres` user when the tests run as root (the server

@@ -204,6 +204,11 @@ fn temporary(workspace: &Workspace, id: &str) -> PathBuf {
     workspace.root.join(format!(".{id}.{suffix}.tmp"))
 }
 
+/// Whether `name` is one [`temporary`] makes.
+fn is_temporary(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp")
+}
+
 /// Replaces the title and/or body of a note.
 pub fn edit(workspace: &Workspace, id: &str, title: Option<&str>, body: Option<&str>) -> Result<Note, NoteError> {
     let current = read(workspace, id)?;
@@ -282,7 +287,7 @@ pub fn sweep_unfinished(workspace: &Workspace, age: Duration) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.starts_with('.') || !name.ends_with(".tmp") {
+        if !is_temporary(&name) {
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };

@@ -64,9 +64,15 @@ fn event_of(value: &serde_json::Value) -> Option<ChangeEvent> {
 }
 
 /// One notification's payload: `events`, in order.
+#[cfg(test)]
 fn encode(instance: &str, events: &[ChangeEvent]) -> String {
-    let events: Vec<serde_json::Value> = events.iter().map(event_value).collect();
-    serde_json::json!({ "from": instance, "events": events }).to_string()
+    let events: Vec<String> = events.iter().map(|event| event_value(event).to_string()).collect();
+    payload(instance, &events)
+}
+
+/// The payload carrying events already encoded, each once.
+fn payload(instance: &str, events: &[String]) -> String {
+    format!(r#"{{"from":{},"events":[{}]}}"#, serde_json::Value::from(instance), events.join(","))
 }
 
 /// The payload that tells every other instance it may have missed events of `instance`.
@@ -113,24 +119,28 @@ fn batch(first: ChangeEvent, receiver: &mut tokio::sync::broadcast::Receiver<Sig
             Err(_) => break,
         }
     }
+    // Each event is encoded once; a payload's size is the envelope's plus its events' and the
+    // commas between them.
+    let envelope = payload(instance, &[]).len();
     let mut payloads = Vec::new();
-    let mut current: Vec<ChangeEvent> = Vec::new();
-    for event in events {
-        current.push(event);
-        if encode(instance, &current).len() > MAX_PAYLOAD {
-            let event = current.pop().expect("just pushed");
-            if !current.is_empty() {
-                payloads.push(encode(instance, &current));
-            }
-            current = vec![event];
-            if encode(instance, &current).len() > MAX_PAYLOAD {
-                lagged = true;
-                current.clear();
-            }
+    let mut current: Vec<String> = Vec::new();
+    let mut size = envelope;
+    for event in &events {
+        let encoded = event_value(event).to_string();
+        if envelope + encoded.len() > MAX_PAYLOAD {
+            lagged = true;
+            continue;
         }
+        if !current.is_empty() && size + 1 + encoded.len() > MAX_PAYLOAD {
+            payloads.push(payload(instance, &current));
+            current.clear();
+            size = envelope;
+        }
+        size += usize::from(!current.is_empty()) + encoded.len();
+        current.push(encoded);
     }
     if !current.is_empty() {
-        payloads.push(encode(instance, &current));
+        payloads.push(payload(instance, &current));
     }
     Batch { payloads, lost: lagged }
 }

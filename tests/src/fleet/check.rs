@@ -65,8 +65,8 @@ pub enum Kind {
     Proxy(u16),
     /// No answer.
     Lost,
-    /// Anything else.
-    Other(String),
+    /// Anything else (the answer itself is in the call's record).
+    Other,
 }
 
 impl Kind {
@@ -80,16 +80,16 @@ impl Kind {
                     (Some(_), _) => Kind::Success,
                     (None, Some(-32602)) => Kind::Refused,
                     (None, Some(-31503)) if *status == 503 => Kind::Unavailable,
-                    _ => Kind::Other(format!("HTTP {status}: {message}")),
+                    _ => Kind::Other,
                 }
             }
             Answer::Reply { status: status @ 502..=504, message: None, .. } => Kind::Proxy(*status),
-            Answer::Reply { status, .. } => Kind::Other(format!("HTTP {status} without a JSON-RPC answer")),
+            Answer::Reply { .. } => Kind::Other,
         }
     }
 
     /// Whether the request may have run although no success was seen.
-    fn maybe_ran(&self) -> bool {
+    pub(super) fn maybe_ran(&self) -> bool {
         matches!(self, Kind::Lost | Kind::Proxy(502 | 504))
     }
 
@@ -103,7 +103,7 @@ impl Kind {
             Kind::Proxy(503) => "proxy 503",
             Kind::Proxy(_) => "proxy 504",
             Kind::Lost => "lost",
-            Kind::Other(_) => "other error",
+            Kind::Other => "other error",
         }
     }
 }

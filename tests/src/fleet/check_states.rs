@@ -39,7 +39,7 @@ pub fn check_states(journal: &Journal, workspace: &Path, expect: &Expect, findin
                         call.sent
                     ));
                 }
-                ref k if matches!(k, Kind::Lost | Kind::Proxy(502 | 504)) => maybe_used = true,
+                ref k if k.maybe_ran() => maybe_used = true,
                 _ => {}
             }
         }
@@ -75,7 +75,7 @@ pub fn check_errors(journal: &Journal, expect: &Expect, findings: &mut Findings)
             Kind::Refused => matches!(call.op, Op::Confirm { .. }),
             Kind::Lost | Kind::Proxy(_) => during(journal, call, expect, &instance_faults),
             Kind::Unavailable => during(journal, call, expect, &["postgres"]),
-            Kind::Other(_) => false,
+            Kind::Other => false,
         };
         if !explained {
             let detail = match &call.answer {

@@ -81,8 +81,6 @@ pub enum End {
 /// One listen stream.
 #[derive(Clone, Debug, Default)]
 pub struct Stream {
-    /// When it was asked for.
-    pub opened: f64,
     /// When its acknowledgement came.
     pub acknowledged: Option<f64>,
     /// The instance serving it.
@@ -152,9 +150,9 @@ impl Recorder {
     }
 
     /// Starts recording a stream; its number.
-    pub fn stream(&self, opened: f64) -> usize {
+    pub fn stream(&self) -> usize {
         let mut journal = self.0.lock().unwrap();
-        journal.streams.push(Stream { opened, ..Stream::default() });
+        journal.streams.push(Stream::default());
         journal.streams.len() - 1
     }
 

@@ -28,7 +28,7 @@ pub async fn follow(mcp: Mcp, clock: Clock, recorder: Recorder, uris: Vec<String
     let mut n = 0;
     while !*closing.borrow() {
         n += 1;
-        let index = recorder.stream(clock.now());
+        let index = recorder.stream();
         let opened = mcp.open_stream(&format!("listen-{n}"), filter(&uris)).await;
         let (mut response, served_by) = match opened {
             Ok(opened) => opened,

@@ -23,7 +23,7 @@ use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::ErrorObject;
 use crate::model::{ClientCapabilities, DetailedTask, JsonObject, TASKS_EXTENSION, TaskStatus};
 use crate::registry::Registry;
-use crate::tasks::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, MemoryTaskStore, StoreError, TaskRecord, TaskStore, now_ms};
+use crate::tasks::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, MemoryTaskStore, TaskRecord, TaskStore, now_ms};
 use crate::tool::{ToolCall, ToolRoute};
 
 /// -32021 naming the tasks extension: the caller did not declare it on this request.
@@ -70,10 +70,6 @@ impl std::fmt::Debug for TaskRuntime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskRuntime").field("ttl", &self.ttl).field("lease", &self.lease).finish_non_exhaustive()
     }
-}
-
-fn store_error(error: &StoreError) -> Error {
-    error.refusal()
 }
 
 fn unknown(id: &str) -> Error {
@@ -222,7 +218,7 @@ impl TaskRuntime {
 
     /// The task `id` as `context`'s principal may see it.
     async fn load(&self, id: &str, context: &RequestContext) -> Result<TaskRecord, Error> {
-        let task = self.store.get(id).await.map_err(|e| store_error(&e))?.ok_or_else(|| unknown(id))?;
+        let task = self.store.get(id).await.map_err(|e| e.refusal())?.ok_or_else(|| unknown(id))?;
         // Someone else's task does not exist, as far as this caller can tell.
         if task.principal.as_deref() != context.principal().name() {
             return Err(unknown(id));
@@ -241,13 +237,13 @@ impl TaskRuntime {
         mut change: impl FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, Error> {
         for _ in 0..MAX_ATTEMPTS {
-            let Some(mut task) = self.store.get(id).await.map_err(|e| store_error(&e))? else { return Ok(None) };
+            let Some(mut task) = self.store.get(id).await.map_err(|e| e.refusal())? else { return Ok(None) };
             if !change(&mut task) {
                 return Ok(None);
             }
             task.version += 1;
             task.updated_at_ms = now_ms();
-            if self.store.replace(&task).await.map_err(|e| store_error(&e))? {
+            if self.store.replace(&task).await.map_err(|e| e.refusal())? {
                 return Ok(Some(task));
             }
         }

@@ -9,7 +9,7 @@ use std::task::Poll;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{MAX_ATTEMPTS, TaskRuntime, announce, store_error};
+use super::{MAX_ATTEMPTS, TaskRuntime, announce};
 use crate::context::{Principal, RequestContext};
 use crate::dispatch::response::Reply;
 use crate::error::{Error, ErrorCode};
@@ -84,7 +84,7 @@ impl Worker {
         };
         runtime.prune_now_and_then(now).await;
         // Durable before the client hears of it: a tasks/get right after the answer finds it.
-        runtime.store.create(&record).await.map_err(|e| store_error(&e))?;
+        runtime.store.create(&record).await.map_err(|e| e.refusal())?;
         if let Some(stream) = stream {
             stream.store(false, Ordering::Relaxed);
         }

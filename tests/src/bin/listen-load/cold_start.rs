@@ -5,12 +5,11 @@
 //! starts its server.
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use mcp_rounds_tests::http::{mcp_headers, request as http};
+use mcp_rounds_tests::http::post_mcp;
 use mcp_rounds_tests::request;
 use serde_json::{Value, json};
 
@@ -107,24 +106,13 @@ fn start_http(program: &Program) -> Duration {
         .recv_timeout(DEADLINE)
         .unwrap_or_else(|_| panic!("{}: no `listening on` line within {DEADLINE:?}", program.label));
     let message = discover();
-    let headers = mcp_headers(&message, program.token.as_deref());
-    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    let response = http(&address, "POST", &borrowed, message.to_string().as_bytes());
+    let response = post_mcp(&address, program.token.as_deref(), &message);
     let at = Instant::now();
     assert_eq!(response.status, 200, "{}: {}", program.label, String::from_utf8_lossy(&response.body));
     check(&response.json(), &program.label);
     end(child);
     let _ = reader.join();
     at - started
-}
-
-/// The bearer token of the notes server's seeded configuration.
-pub fn notes_token(data: &Path) -> String {
-    let config = std::fs::read_to_string(data.join("config.toml")).expect("the notes server seeded its config");
-    config
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("token = \"")?.strip_suffix('"').map(str::to_owned))
-        .expect("a token in the seeded config")
 }
 
 /// Starts every program on every transport `starts` times, taking turns so that whatever the

@@ -18,7 +18,8 @@ mod streams;
 use std::time::{Duration, Instant};
 
 use cold_start::{Program, Transport};
-use mcp_rounds_tests::http::{HttpProcess, mcp_headers, request as http};
+use mcp_rounds_tests::http::{HttpProcess, post_mcp};
+use mcp_rounds_tests::notes::NotesData;
 use mcp_rounds_tests::request;
 use serde_json::{Value, json};
 use streams::Streams;
@@ -68,9 +69,7 @@ fn options() -> Options {
 }
 
 fn post(address: &str, message: &Value) -> Value {
-    let headers = mcp_headers(message, None);
-    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    let response = http(address, "POST", &borrowed, message.to_string().as_bytes());
+    let response = post_mcp(address, None, message);
     assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
     response.json()
 }
@@ -260,25 +259,19 @@ fn report_starts(starts: usize, measured: &[(String, Transport, Vec<Duration>)])
 fn cold_starts(options: &Options) -> Vec<(String, Transport, Vec<Duration>)> {
     let mut programs =
         vec![Program { label: "fixture-server".into(), path: options.server.clone(), args: Vec::new(), token: None }];
-    let data = std::env::temp_dir().join(format!("listen-load-notes-{}", std::process::id()));
+    // Removed when dropped.
+    let data = NotesData::new("listen-load");
     if let Some(path) = &options.notes_server {
-        let data_arg = data.to_str().expect("a UTF-8 temporary directory").to_owned();
-        let mut notes = Program {
+        // Seeded first: only starts on a seeded directory count.
+        data.seed(path.as_ref());
+        programs.push(Program {
             label: "notes-server".into(),
             path: path.clone(),
-            args: vec!["--data".into(), data_arg, "--stdio".into()],
-            token: None,
-        };
-        // The first start seeds the data directory and its token; only later starts count.
-        cold_start::start(&notes, Transport::Stdio);
-        notes.token = Some(cold_start::notes_token(&data));
-        programs.push(notes);
+            args: vec!["--data".into(), data.arg().to_owned(), "--stdio".into()],
+            token: Some(data.token()),
+        });
     }
-    let measured = cold_start::measure(&programs, options.starts);
-    if options.notes_server.is_some() {
-        std::fs::remove_dir_all(&data).expect("remove the notes server's data");
-    }
-    measured
+    cold_start::measure(&programs, options.starts)
 }
 
 fn main() {
