@@ -3,7 +3,12 @@
 //! built or a request arrives. One definition serves both, so what compiles is exactly what the
 //! server accepts.
 //!
-//! Use it through `mcp-rounds`; it has no dependencies and no opinions of its own.
+//! Use it through `mcp-rounds`; it has no opinions of its own, and one dependency, the Public
+//! Suffix List (`psl`), which tells a wildcard CSP source over a domain from one over a suffix.
+//!
+//! The checks of a view's HTML ([`html`], [`view`]) are a lint: they catch mistakes when a view
+//! is built, and are no security boundary. What a view can reach is the host's to enforce,
+//! from the CSP the view declares and in the sandbox it renders the view in.
 
 #![no_std]
 

@@ -1,5 +1,10 @@
 //! What an MCP Apps view must be, checked by the `#[view]` macro on a literal and by the
 //! server builder on everything else: its URI, and its HTML against the CSP it declares.
+//!
+//! The HTML check is a lint: it catches, when the view is built, what would break in a host
+//! (a file loaded by a relative URL, an origin the CSP forgets). It is not a security
+//! boundary, and passing it proves nothing about what the view can do: the boundary is the
+//! host, which enforces the CSP the view declares and renders it in a sandboxed frame.
 
 use alloc::format;
 use alloc::string::String;
@@ -34,6 +39,9 @@ pub fn uri_problem(uri: &str) -> Option<&'static str> {
 /// declare). `declared(fetch)` gives the origins the view declares for that kind of fetch and
 /// the name its caller knows that list by, for the message.
 ///
+/// A lint for mistakes, not a security check (see [the module](self)): the host's enforcement
+/// of the declared CSP is what holds a view to it.
+///
 /// ```
 /// use mcp_rounds_grammar::view::document_problem;
 ///
@@ -50,16 +58,15 @@ pub fn document_problem<'a, S: AsRef<str> + 'a>(
         return Some(format!("its HTML is not one self-contained document: {problem}"));
     }
     for reference in html::references(html) {
-        let place = format!("<{} {}=\"{}\">", reference.element, reference.attribute, reference.url);
         if reference.is_relative() {
             return Some(format!(
-                "{place} loads a file relative to the view, which a host cannot serve: inline it, or use an absolute URL its csp declares"
+                "{reference} loads a file relative to the view, which a host cannot serve: inline it, or use an absolute URL its csp declares"
             ));
         }
         let Some(origin) = reference.origin() else { continue };
         let (sources, list) = declared(reference.fetch);
-        if !html::origin_allowed(origin, sources.iter().map(AsRef::as_ref)) {
-            return Some(format!("{place} loads from {origin}, which its csp does not declare: add it to {list}"));
+        if !html::origin_allowed(&origin, sources.iter().map(AsRef::as_ref)) {
+            return Some(format!("{reference} loads from {origin}, which its csp does not declare: add it to {list}"));
         }
     }
     None

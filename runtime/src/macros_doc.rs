@@ -346,15 +346,21 @@ pub use mcp_rounds_macros::Rounds;
 ///
 /// Beside the URI go what the view declares: `title`, `description`, the CSP origins it reaches
 /// (`connect_domains(...)`, `resource_domains(...)`, `frame_domains(...)`,
-/// `base_uri_domains(...)`: schemes such as `"https:"` or origins, a `*.` wildcard subdomain
-/// allowed), `permissions("camera", "microphone", "geolocation", "clipboard_write")`, `domain`
-/// (the host's format, passed on) and `prefers_border`. A document's URI carries its content
-/// hash unless `content_hash = false`.
+/// `base_uri_domains(...)`: origins such as `"https://cdn.example.com"`, a `*.` wildcard
+/// subdomain allowed over a registered domain, as in `"https://*.example.com"`; a scheme alone
+/// such as `"https:"`, or a wildcard over a public suffix such as `"https://*.github.io"`,
+/// would allow every site and is refused), `permissions("camera", "microphone", "geolocation",
+/// "clipboard_write")`, `domain` (the host's format, passed on) and `prefers_border`. A
+/// document's URI carries its content hash unless `content_hash = false`.
 ///
-/// Checked at compile time: the URI is `ui://`, every CSP entry is an origin, and a document is
-/// one HTML document that loads nothing by a relative URL or from an origin it does not
-/// declare. A tool links to it with `#[tool(ui = "ui://...")]`; its result must then give a
-/// person text to read (return [`Readable<T>`](crate::Readable) or `String`, not `Json<T>`).
+/// Checked at compile time: the URI is `ui://`, every CSP entry is such an origin, and a
+/// document is one HTML document that loads nothing by a relative URL or from an origin it
+/// does not declare (in `src`, `srcset`, `poster`, `href`, SVG's `xlink:href`, CSS `url()` and
+/// `@import`). The document check is a lint that catches mistakes at build time, not a
+/// security boundary: what a view can reach is decided by the host, which enforces the CSP it
+/// declares and renders it in a sandbox. A tool links to it with `#[tool(ui = "ui://...")]`;
+/// its result must then give a person text to read (return [`Readable<T>`](crate::Readable) or
+/// `String`, not `Json<T>`).
 ///
 /// ```
 /// use mcp_rounds::testing::TestClient;

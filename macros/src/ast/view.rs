@@ -57,15 +57,7 @@ impl ViewAttr {
         let uri = args.literal();
         let mut csp = Vec::new();
         for &list in CSP_LISTS {
-            let source = |entry: &str| {
-                (!mcp_rounds_grammar::csp::is_csp_source(entry)).then(|| {
-                    format!(
-                        "{entry:?} is not a CSP source a view may declare: use {}",
-                        mcp_rounds_grammar::csp::CSP_SOURCE_RULE
-                    )
-                })
-            };
-            if let Some(entries) = args.list(list, source, errors) {
+            if let Some(entries) = args.list(list, mcp_rounds_grammar::csp::source_problem, errors) {
                 csp.push((list, entries));
             }
         }

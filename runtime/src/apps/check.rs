@@ -1,7 +1,10 @@
 //! What a view and a tool's link to one must be before the server is built, and the content
 //! hash a fixed document is served under.
+//!
+//! The markup check is a lint that catches mistakes at build time, not a security boundary:
+//! the host's enforcement of the declared CSP, and its sandbox, is.
 
-use mcp_rounds_grammar::csp::CSP_SOURCE_RULE;
+use mcp_rounds_grammar::csp::source_problem;
 use mcp_rounds_grammar::html::Fetch;
 use mcp_rounds_grammar::view;
 use sha2::{Digest, Sha256};
@@ -24,18 +27,20 @@ pub(crate) fn uri(uri: &str, name: &str) -> Result<String, BuildError> {
     crate::uri::normalize(uri).ok_or_else(|| invalid(shown, "not a URI"))
 }
 
-/// Every CSP source is an origin the extension allows.
+/// Every CSP source is an origin a view may declare (see
+/// [`source_problem`](mcp_rounds_grammar::csp::source_problem)): no scheme alone, no wildcard
+/// over a public suffix.
 pub(crate) fn csp(meta: &UiResourceMeta, uri: &str) -> Result<(), BuildError> {
-    match meta.csp.as_ref().and_then(|csp| csp.invalid()) {
-        Some((field, source)) => {
-            Err(invalid(uri, format!("csp {field} has {source:?}, which is not {CSP_SOURCE_RULE}")))
-        }
+    let mut sources = meta.csp.iter().flat_map(|declared| declared.sources());
+    match sources.find_map(|(field, source)| Some((field, source_problem(source)?))) {
+        Some((field, problem)) => Err(invalid(uri, format!("csp {field}: {problem}"))),
         None => Ok(()),
     }
 }
 
 /// Why `html` cannot be served as a view declaring `meta`, if it cannot (see
-/// [`document_problem`](mcp_rounds_grammar::view::document_problem)).
+/// [`document_problem`](mcp_rounds_grammar::view::document_problem)). A lint: what holds the
+/// view to its CSP is the host.
 pub(crate) fn document_problem(html: &str, meta: &UiResourceMeta) -> Option<String> {
     let csp = meta.csp.as_ref();
     view::document_problem(html, |fetch| {
@@ -109,6 +114,21 @@ mod tests {
         let frame = document_problem(&page("<iframe src=\"https://maps.example.com\"></iframe>"), &meta).unwrap();
         assert!(frame.contains("frameDomains"), "{frame}");
         assert!(document_problem("<p>a fragment</p>", &meta).unwrap().contains("<!doctype html>"));
+    }
+
+    #[test]
+    fn a_csp_source_is_refused_with_its_reason() {
+        let check = |field: fn(&mut UiCsp) -> &mut Option<Vec<String>>, sources: &[&str]| {
+            let mut declared = UiCsp::default();
+            *field(&mut declared) = Some(sources.iter().map(|s| s.to_string()).collect());
+            let meta = UiResourceMeta { csp: Some(declared), ..Default::default() };
+            csp(&meta, "ui://v/a").map_err(|e| e.to_string())
+        };
+        let scheme = check(|c| &mut c.connect_domains, &["https://api.example.com", "wss:"]).unwrap_err();
+        assert!(scheme.contains("csp connectDomains: \"wss:\" is a scheme alone"), "{scheme}");
+        let suffix = check(|c| &mut c.resource_domains, &["https://*.github.io"]).unwrap_err();
+        assert!(suffix.contains("resourceDomains") && suffix.contains("directly above github.io"), "{suffix}");
+        assert_eq!(check(|c| &mut c.frame_domains, &["https://*.maps.example.co.uk"]), Ok(()));
     }
 
     #[test]

@@ -8,8 +8,15 @@
 //! Declare views with [`#[view]`](macro@crate::view): on a unit struct with `file = "..."` (the
 //! HTML, embedded at compile time) or on a function that renders it; [`View`] is the
 //! hand-written form. When the server is built every view is checked: its URI, every CSP
-//! source, and a fixed document's markup (one document; nothing loaded by a relative URL or
-//! from an origin its CSP does not declare). Every tool's link must name a view that exists.
+//! source (an origin: no scheme alone such as `https:`, no wildcard over a public suffix such
+//! as `https://*.github.io`), and a fixed document's markup (one document; nothing loaded by a
+//! relative URL or from an origin its CSP does not declare, in `src`, `srcset`, `href`, CSS
+//! `url()` and `@import` alike). Every tool's link must name a view that exists.
+//!
+//! The markup check is a lint: it catches these mistakes when the server is built rather than
+//! in a host. It is not a security boundary, and a document that passes it is not thereby
+//! safe to render: the boundary is the host, which enforces the CSP the view declares and
+//! renders it in a sandbox.
 //!
 //! A fixed document is served under a URI carrying its content hash (`ui://notes/board?v=…`),
 //! which tools link to: a host never shows HTML cached from an older build, and a link from
