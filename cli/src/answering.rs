@@ -3,9 +3,10 @@
 //! none of them, a form is declined and sampling or roots refused, and each is recorded so
 //! that the command exits 5 naming it: it never waits for input that cannot come.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
+use mcp_rounds::client::address::secure_url_host;
 use mcp_rounds::client::{Asking, ClientHandler};
 use mcp_rounds::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
@@ -17,6 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::failure::{Failure, usage};
+use crate::options::AnsweringOptions;
 use crate::screen::Screen;
 use crate::{prompt, sampling};
 
@@ -29,10 +31,13 @@ pub struct Answering {
 struct Answerer {
     file: Option<Map<String, Value>>,
     sampling_command: Option<String>,
+    sampling_timeout: Duration,
     roots: Vec<String>,
     screen: Arc<Screen>,
     /// One prompt at a time: a round's requests are answered concurrently.
     asking: tokio::sync::Mutex<()>,
+    /// One run of the sampling command at a time, however many a round asks.
+    sampling: tokio::sync::Mutex<()>,
     record: Mutex<Record>,
 }
 
@@ -45,12 +50,8 @@ struct Record {
 
 impl Answering {
     /// Reads the answers file, if any.
-    pub fn new(
-        answers: Option<&Path>,
-        sampling_command: Option<String>,
-        roots: Vec<String>,
-        screen: Arc<Screen>,
-    ) -> Result<Answering, Failure> {
+    pub fn new(options: &AnsweringOptions, screen: Arc<Screen>) -> Result<Answering, Failure> {
+        let answers = options.answers.as_deref();
         let file = match answers {
             None => None,
             Some(path) => {
@@ -65,13 +66,15 @@ impl Answering {
                 }
             }
         };
-        let roots = roots.iter().map(|root| root_uri(root)).collect::<Result<_, _>>()?;
+        let roots = options.roots.iter().map(|root| root_uri(root)).collect::<Result<_, _>>()?;
         let answerer = Answerer {
             file,
-            sampling_command,
+            sampling_command: options.sampling_command.clone(),
+            sampling_timeout: options.sampling_timeout,
             roots,
             screen,
             asking: tokio::sync::Mutex::new(()),
+            sampling: tokio::sync::Mutex::new(()),
             record: Mutex::default(),
         };
         Ok(Answering { inner: Arc::new(answerer) })
@@ -155,7 +158,16 @@ impl ClientHandler for Answering {
             Some(answer) => answer,
             None if self.inner.screen.interactive => match request {
                 ElicitRequestParams::Form(form) => self.ask(move || prompt::form(&form)).await,
-                ElicitRequestParams::Url(url) => self.ask(move || prompt::url(&url)).await,
+                ElicitRequestParams::Url(url) => match secure_url_host(&url.url) {
+                    Some(host) => self.ask(move || prompt::url(&url, &host)).await,
+                    None => {
+                        // Never shown: a person could be led to a page anyone on the way can
+                        // read or change, or to something that is not a page at all.
+                        let problem = format!("declined {what}: its URL is neither https nor http on this machine");
+                        self.note(|r| r.unanswered.push(problem));
+                        return Ok(ElicitResult::decline());
+                    }
+                },
             },
             None => {
                 let problem = format!("declined {what}: no answer under its key in --answers, and no terminal to ask");
@@ -179,7 +191,8 @@ impl ClientHandler for Answering {
             return Ok(answer);
         }
         if let Some(command) = &self.inner.sampling_command {
-            return sampling::run(command, &request).await.map_err(|problem| {
+            let _turn = self.inner.sampling.lock().await;
+            return sampling::run(command, &request, self.inner.sampling_timeout).await.map_err(|problem| {
                 let problem = format!("could not answer {what}: {problem}");
                 self.note(|r| r.unanswered.push(problem.clone()));
                 Error::new(ErrorCode::InternalError, problem)

@@ -1,10 +1,10 @@
 //! Each subcommand: connect, ask, print the result for a person or as JSON.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
-use mcp_rounds::client::{Client, ServerHello};
+use mcp_rounds::client::{Client, ClientError, ServerHello};
 use mcp_rounds::model::{
     CallToolRequestParams, CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
     ServerCapabilities, SubscriptionFilter,
@@ -19,6 +19,7 @@ use crate::login::{self, FileStore, Loopback};
 use crate::options::{Cli, Command, CompleteCommand, ListenArgs, PromptsCommand, ResourcesCommand, ToolsCommand};
 use crate::render;
 use crate::screen::Screen;
+use crate::shown::{shown, shown_line};
 use crate::target;
 
 /// Runs the command line; the server command is what followed `--`.
@@ -30,13 +31,7 @@ pub async fn run(cli: Cli, server: Vec<OsString>) -> Result<(), Failure> {
         return logout(cli.target.url.as_deref());
     }
     let screen = Arc::new(Screen::new(cli.verbose));
-    let answers = &cli.answering;
-    let answering = Answering::new(
-        answers.answers.as_deref(),
-        answers.sampling_command.clone(),
-        answers.roots.clone(),
-        screen.clone(),
-    )?;
+    let answering = Answering::new(&cli.answering, screen.clone())?;
     let logging_in = matches!(cli.command, Command::Login);
     let login = match (&cli.target.url, &cli.target.bearer) {
         (Some(url), None) => {
@@ -81,20 +76,20 @@ impl Output {
     fn print<T: Serialize>(&self, value: &T, human: impl FnOnce() -> String) -> Result<(), Failure> {
         self.screen.clear();
         let text = if self.json {
-            let mut text = serde_json::to_string_pretty(value).map_err(|e| Failure::Io(e.to_string()))?;
+            let mut text = crate::shown::json(value).map_err(|e| Failure::Io(e.to_string()))?;
             text.push('\n');
             text
         } else {
             human()
         };
-        write_out(&text)
+        write_out(text.as_bytes())
     }
 }
 
 /// Writes to stdout; a reader that went away (`| head`) is not an error.
-fn write_out(text: &str) -> Result<(), Failure> {
+fn write_out(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(Failure::Io(format!("cannot write the output: {e}")))
         }
@@ -122,6 +117,18 @@ async fn dispatch(client: &Client, command: Command, out: &Output) -> Result<(),
         }
         Command::Resources(ResourcesCommand::Read { uri }) => {
             let result = client.read_resource(&uri).await?;
+            // Into a file or a pipe, the contents byte for byte, as `cat` would write them;
+            // on a terminal, shown.
+            if !out.json && !std::io::stdout().is_terminal() {
+                out.screen.clear();
+                let exact = render::read_exact(&result).ok_or_else(|| {
+                    Failure::Client(ClientError::UnexpectedResult {
+                        method: "resources/read".into(),
+                        reason: "a blob is not base64".into(),
+                    })
+                })?;
+                return write_out(&exact);
+            }
             out.print(&result, || render::read(&result))
         }
         Command::Prompts(PromptsCommand::List) => {
@@ -156,7 +163,8 @@ fn logged_in(url: &str, out: &Output) -> Result<(), Failure> {
     let value = json!({"url": url, "loggedIn": kept.is_some(), "issuer": kept.as_ref().map(|k| k.issuer.clone())});
     out.print(&value, || match &kept {
         Some(kept) => {
-            format!("Logged in to {url} (issuer {}); the login is kept in {}\n", kept.issuer, store.path().display())
+            let issuer = shown_line(&kept.issuer);
+            format!("Logged in to {url} (issuer {issuer}); the login is kept in {}\n", store.path().display())
         }
         None => format!("{url} asked for no login\n"),
     })
@@ -225,14 +233,16 @@ fn discover(client: &Client, out: &Output) -> Result<(), Failure> {
     out.print(&value, || {
         let mut text = String::new();
         if let Some(info) = client.server_info() {
-            let title = info.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
-            text.push_str(&format!("{} {}{title}\n", console::style(&info.name).bold(), info.version));
+            let title = info.title.as_deref().map(|t| format!(" — {}", shown_line(t))).unwrap_or_default();
+            let name = console::style(shown_line(&info.name)).bold();
+            text.push_str(&format!("{name} {}{title}\n", shown_line(&info.version)));
         }
         let era = if client.protocol().is_legacy() { " (a 2025-11-25 session)" } else { "" };
-        text.push_str(&format!("protocol: {}{era}; the server speaks {versions}\n", client.protocol().version()));
-        text.push_str(&format!("capabilities: {}\n", capability_names(capabilities)));
+        let (version, versions) = (shown_line(client.protocol().version()), shown_line(&versions));
+        text.push_str(&format!("protocol: {version}{era}; the server speaks {versions}\n"));
+        text.push_str(&format!("capabilities: {}\n", shown_line(&capability_names(capabilities))));
         if let Some(instructions) = instructions {
-            text.push_str(&format!("instructions:\n  {}\n", instructions.trim().replace('\n', "\n  ")));
+            text.push_str(&format!("instructions:\n  {}\n", shown(instructions.trim()).replace('\n', "\n  ")));
         }
         text
     })
@@ -287,7 +297,7 @@ async fn listen(client: &Client, args: ListenArgs, out: &Output) -> Result<(), F
     loop {
         tokio::select! {
             change = changes.next() => match change {
-                Some(change) => write_out(&format!("{}\n", render::notice(&change?, out.json)))?,
+                Some(change) => write_out(format!("{}\n", render::notice(&change?, out.json)).as_bytes())?,
                 None => return Ok(()),
             },
             _ = tokio::signal::ctrl_c() => return Ok(()),

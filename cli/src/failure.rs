@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mcp_rounds::client::{ClientError, TransportError};
+use mcp_rounds::client::{ClientError, Limit, TransportError};
 
 /// 0: done.
 pub const SUCCESS: u8 = 0;
@@ -50,6 +50,12 @@ pub enum Failure {
         /// What failed.
         why: String,
     },
+    /// The server sent the login somewhere the command does not go: its credentials to
+    /// another issuer, an address that is not https, this machine or a private network.
+    #[error(
+        "{0}\ncredentials go only to the issuer named with --issuer; addresses on this machine or a private network, only with --allow-private-addresses"
+    )]
+    LoginRefused(String),
 }
 
 impl Failure {
@@ -61,7 +67,7 @@ impl Failure {
             Failure::Unanswered(_) => UNANSWERED,
             Failure::Io(_) => TRANSPORT,
             Failure::Interrupted => INTERRUPTED,
-            Failure::LoginNeeded { .. } => AUTHORIZATION,
+            Failure::LoginNeeded { .. } | Failure::LoginRefused(_) => AUTHORIZATION,
             Failure::Client(error) => client_exit_code(error),
         }
     }
@@ -81,6 +87,10 @@ impl Failure {
                     ClientError::Transport { source: TransportError::Unauthorized(why), .. } => why.clone(),
                     other => other.to_string(),
                 };
+                // The login's own words for a place it will not go (LoginError::Refused).
+                if why.starts_with("refused: ") {
+                    return Failure::LoginRefused(why);
+                }
                 Failure::LoginNeeded { url: url.to_owned(), why }
             }
             (other, _) => other,
@@ -99,6 +109,8 @@ fn client_exit_code(error: &ClientError) -> u8 {
     }
     match error {
         ClientError::Tool { .. } => TOOL_ERROR,
+        // An answer over a limit is the server's doing: a protocol failure.
+        e if e.is_over_limit() => PROTOCOL,
         ClientError::Transport { .. } | ClientError::Timeout { .. } => TRANSPORT,
         ClientError::Unanswered { .. } | ClientError::InvalidAnswer { .. } => UNANSWERED,
         _ => PROTOCOL,
@@ -127,6 +139,15 @@ fn describe(error: &ClientError) -> String {
         ClientError::Transport { source: TransportError::Connect(cause), .. } => {
             format!("cannot reach the server: {cause}")
         }
+        ClientError::OverLimit { limit: Limit::MessageSize(_), .. } => {
+            format!("{error}\n(raise the limit with --max-message-size SIZE if you trust this server)")
+        }
+        ClientError::OverLimit { .. } | ClientError::TooManyRounds { .. } => {
+            format!("{error}\n(the command stopped: the server asked for more than it answers)")
+        }
+        ClientError::Timeout { .. } => {
+            format!("{error}\n(--timeout and --idle-timeout set how long the command waits)")
+        }
         other => other.to_string(),
     }
 }
@@ -151,6 +172,21 @@ mod tests {
             (Failure::Client(transport(TransportError::Status { status: 401, body: String::new() })), AUTHORIZATION),
             (Failure::Client(transport(TransportError::Status { status: 500, body: String::new() })), TRANSPORT),
             (Failure::Client(ClientError::Version("none shared".into())), PROTOCOL),
+            (
+                Failure::Client(ClientError::OverLimit {
+                    method: "tools/call".into(),
+                    limit: Limit::MessageSize(1 << 20),
+                }),
+                PROTOCOL,
+            ),
+            (Failure::Client(ClientError::TooManyRounds { method: "tools/call".into(), limit: 10 }), PROTOCOL),
+            (
+                Failure::Client(ClientError::Timeout {
+                    method: "tools/call".into(),
+                    after: std::time::Duration::from_secs(2),
+                }),
+                TRANSPORT,
+            ),
         ];
         for (failure, code) in cases {
             assert_eq!(failure.exit_code(), code, "{failure:?}");

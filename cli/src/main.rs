@@ -16,6 +16,7 @@ mod render;
 mod sampling;
 mod scaffold;
 mod screen;
+mod shown;
 mod target;
 
 fn main() -> ExitCode {
@@ -57,7 +58,8 @@ fn main() -> ExitCode {
         Ok(()) => failure::exit(failure::SUCCESS),
         Err(failure) => {
             if !failure.shown() {
-                eprintln!("{} {failure}", screen::styled("mcp-rounds:").red().bold());
+                // A failure quotes the server (its error messages, its URLs): shown, not obeyed.
+                eprintln!("{} {}", screen::styled("mcp-rounds:").red().bold(), shown::shown(&failure.to_string()));
             }
             failure::exit(failure.exit_code())
         }

@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -47,24 +48,59 @@ pub struct Cli {
     pub verbose: bool,
 }
 
+/// A secret from the command line or the environment: used, never shown (its `Debug` is
+/// `…`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret itself, for where it is sent.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(secret: &str) -> Secret {
+        Secret(secret.to_owned())
+    }
+}
+
 /// Where the server is and how to talk to it.
 #[derive(Debug, Args)]
 pub struct TargetOptions {
     /// The server's Streamable HTTP endpoint.
     #[arg(long, global = true, value_name = "URL")]
     pub url: Option<String>,
-    /// A header sent with every HTTP request (repeatable).
+    /// A header sent with every HTTP request to the server, and nowhere else (repeatable).
     #[arg(long = "header", short = 'H', global = true, value_name = "'NAME: VALUE'", value_parser = parse_header)]
-    pub headers: Vec<(String, String)>,
-    /// A bearer token for HTTP.
-    #[arg(long, global = true, env = "MCP_BEARER_TOKEN", hide_env_values = true, value_name = "TOKEN")]
-    pub bearer: Option<String>,
+    pub headers: Vec<(String, Secret)>,
+    /// A bearer token for HTTP, sent to the server and nowhere else.
+    #[arg(long, global = true, env = "MCP_BEARER_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = parse_secret)]
+    pub bearer: Option<Secret>,
     /// The protocol: `auto` asks `server/discover` and falls back to the 2025-11-25 handshake.
     #[arg(long, global = true, value_enum, default_value_t = ProtocolChoice::Auto, value_name = "VERSION")]
     pub protocol: ProtocolChoice,
     /// Give up on a request after this many seconds (default: wait as long as it takes).
     #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub timeout: Option<std::time::Duration>,
+    pub timeout: Option<Duration>,
+    /// Give up on an answer when the server sends nothing for this many seconds (default:
+    /// wait; `listen` streams are never cut for being quiet).
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub idle_timeout: Option<Duration>,
+    /// Give up connecting to an HTTP server after this many seconds.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds, default_value = "10")]
+    pub connect_timeout: Duration,
+    /// The largest message read from the server (bytes, or with KiB, MiB, GiB); a larger one
+    /// fails the command with exit code 3.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size, default_value = "32MiB")]
+    pub max_message_size: usize,
     /// How to log in, when the server asks.
     #[command(flatten)]
     pub login: LoginOptions,
@@ -83,9 +119,22 @@ pub struct LoginOptions {
     /// document, or dynamic registration).
     #[arg(long, global = true, value_name = "ID")]
     pub client_id: Option<String>,
-    /// The client's secret.
-    #[arg(long, global = true, env = "MCP_CLIENT_SECRET", hide_env_values = true, value_name = "SECRET")]
-    pub client_secret: Option<String>,
+    /// The client's secret: sent only to the token endpoint of --issuer (or of the issuer a
+    /// kept login names).
+    #[arg(long, global = true, env = "MCP_CLIENT_SECRET", hide_env_values = true, value_name = "SECRET", value_parser = parse_secret)]
+    pub client_secret: Option<Secret>,
+    /// The authorization server the client's id and secret belong to (its issuer identifier,
+    /// exactly as its metadata gives it). Another one named by the server is refused.
+    #[arg(long, global = true, value_name = "URL", conflicts_with = "trust_server_issuer")]
+    pub issuer: Option<String>,
+    /// Send the client's secret to whichever authorization server the MCP server names.
+    /// Unsafe with a server you do not control: it could name its own and collect the secret.
+    #[arg(long, global = true)]
+    pub trust_server_issuer: bool,
+    /// Let a server that is not on this machine send the login to addresses on this machine
+    /// or on a private network (its authorization server, its metadata).
+    #[arg(long, global = true)]
+    pub allow_private_addresses: bool,
     /// The HTTPS URL of the client's metadata document, its client_id where the server takes one.
     #[arg(long, global = true, value_name = "URL")]
     pub client_metadata_url: Option<String>,
@@ -112,9 +161,12 @@ pub struct AnsweringOptions {
     #[arg(long, global = true, value_name = "FILE")]
     pub answers: Option<PathBuf>,
     /// Answers sampling requests: run with the request as JSON on its stdin, its stdout is the
-    /// model's reply.
+    /// model's reply. One runs at a time.
     #[arg(long, global = true, value_name = "CMD")]
     pub sampling_command: Option<String>,
+    /// Stop a --sampling-command that has not replied after this many seconds.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds, default_value = "120")]
+    pub sampling_timeout: Duration,
     /// A root to give the server when it asks (a directory or a URI; repeatable).
     #[arg(long = "root", global = true, value_name = "DIR|URI")]
     pub roots: Vec<String>,
@@ -268,7 +320,7 @@ pub fn split_server(args: impl IntoIterator<Item = OsString>) -> (Vec<OsString>,
     }
 }
 
-fn parse_header(text: &str) -> Result<(String, String), String> {
+fn parse_header(text: &str) -> Result<(String, Secret), String> {
     let (name, value) = text.split_once(':').ok_or_else(|| format!("`{text}` is not 'NAME: VALUE'"))?;
     let name = name.trim();
     let is_token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
@@ -279,12 +331,37 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
     if value.chars().any(|c| c.is_control() && c != '\t') {
         return Err(format!("the value of `{name}` has a control character"));
     }
-    Ok((name.to_owned(), value.to_owned()))
+    Ok((name.to_owned(), Secret(value.to_owned())))
 }
 
-fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+fn parse_secret(text: &str) -> Result<Secret, String> {
+    Ok(Secret(text.to_owned()))
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
     let seconds: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    std::time::Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is not a number of seconds"))
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is not a number of seconds"))
+}
+
+/// A size in bytes: `1048576`, `512KiB`, `32 MiB`, `1GiB` (K, M, G alone are the same units).
+fn parse_size(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    let split = trimmed.find(|c: char| !c.is_ascii_digit()).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let unit = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        _ => return Err(format!("`{text}` is not a size (bytes, or a number with KiB, MiB or GiB)")),
+    };
+    let number: usize =
+        number.parse().map_err(|_| format!("`{text}` is not a size (bytes, or a number with KiB, MiB or GiB)"))?;
+    match number.checked_mul(unit) {
+        Some(0) => Err("a size of 0 would refuse every message".to_owned()),
+        Some(size) => Ok(size),
+        None => Err(format!("`{text}` is too large")),
+    }
 }
 
 #[cfg(test)]
@@ -312,7 +389,44 @@ mod tests {
         let cli =
             Cli::try_parse_from(["mcp-rounds", "tools", "list", "--url", "http://x/mcp", "-H", "X-A: b: c"]).unwrap();
         assert_eq!(cli.target.url.as_deref(), Some("http://x/mcp"));
-        assert_eq!(cli.target.headers, [("X-A".to_owned(), "b: c".to_owned())]);
+        assert_eq!(cli.target.headers, [("X-A".to_owned(), Secret::from("b: c"))]);
+    }
+
+    #[test]
+    fn no_secret_appears_in_a_debug_string() {
+        let cli = Cli::try_parse_from([
+            "mcp-rounds",
+            "tools",
+            "list",
+            "--url",
+            "http://x/mcp",
+            "-H",
+            "X-Api-Key: header-secret",
+            "--bearer",
+            "bearer-secret",
+            "--client-id",
+            "agent",
+            "--client-secret",
+            "client-secret",
+        ])
+        .unwrap();
+        let shown = format!("{cli:?}");
+        for secret in ["header-secret", "bearer-secret", "client-secret"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert!(shown.contains("X-Api-Key") && shown.contains("agent"), "{shown}");
+    }
+
+    #[test]
+    fn sizes_read_as_a_person_writes_them() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("512KiB"), Ok(512 << 10));
+        assert_eq!(parse_size("32 MiB"), Ok(32 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("lots").unwrap_err().contains("`lots` is not a size"));
+        assert!(parse_size("0").is_err());
+        let error = Cli::try_parse_from(["mcp-rounds", "discover", "--max-message-size", "12 parsecs"]).unwrap_err();
+        assert!(error.to_string().contains("--max-message-size"), "{error}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use mcp_rounds::model::{
 use serde_json::Value;
 
 use crate::screen::styled;
+use crate::shown::{shown, shown_line};
 
 /// The person closed a prompt (Esc, Ctrl-C) without answering.
 struct Dismissed;
@@ -23,7 +24,7 @@ fn theme() -> ColorfulTheme {
 
 /// A form, field by field, then what to do with it.
 pub fn form(form: &ElicitRequestFormParams) -> ElicitResult {
-    eprintln!("\n{} {}", styled("The server asks:").bold(), form.message);
+    eprintln!("\n{} {}", styled("The server asks:").bold(), shown(&form.message));
     let schema = &form.requested_schema;
     let mut content = JsonObject::new();
     for (name, field) in &schema.properties {
@@ -48,10 +49,12 @@ pub fn form(form: &ElicitRequestFormParams) -> ElicitResult {
     }
 }
 
-/// A URL to open: shown, never opened; the person says when they are done.
-pub fn url(request: &ElicitRequestUrlParams) -> ElicitResult {
-    eprintln!("\n{} {}", styled("The server asks you to open a page:").bold(), request.message);
-    eprintln!("  {}", styled(&request.url).underlined());
+/// A URL to open, already known to be https (or http on this machine): shown with its host on
+/// a line of its own, never opened; the person says when they are done.
+pub fn url(request: &ElicitRequestUrlParams, host: &str) -> ElicitResult {
+    eprintln!("\n{} {}", styled("The server asks you to open a page:").bold(), shown(&request.message));
+    eprintln!("  {} {}", styled("site:").dim(), styled(shown_line(host)).bold());
+    eprintln!("  {}", styled(shown_line(&request.url)).underlined());
     let choice = Select::with_theme(&theme())
         .with_prompt("When you are done there")
         .items(["Done (accept)", "Decline", "Cancel"])
@@ -68,15 +71,15 @@ pub fn url(request: &ElicitRequestUrlParams) -> ElicitResult {
 pub fn sampling(request: &CreateMessageRequestParams) -> Option<String> {
     eprintln!("\n{} (at most {} tokens)", styled("The server asks your model for a reply").bold(), request.max_tokens);
     if let Some(system) = &request.system_prompt {
-        eprintln!("  {} {system}", styled("system:").dim());
+        eprintln!("  {} {}", styled("system:").dim(), shown(system));
     }
     for message in &request.messages {
         let role = serde_json::to_value(message.role).ok().and_then(|r| r.as_str().map(str::to_owned));
         for content in message.content.iter() {
             let text = match content {
-                SamplingContent::Text(text) => text.text.clone(),
-                SamplingContent::Image(image) => format!("[image, {}]", image.mime_type),
-                SamplingContent::Audio(audio) => format!("[audio, {}]", audio.mime_type),
+                SamplingContent::Text(text) => shown(&text.text).into_owned(),
+                SamplingContent::Image(image) => format!("[image, {}]", shown_line(&image.mime_type)),
+                SamplingContent::Audio(audio) => format!("[audio, {}]", shown_line(&audio.mime_type)),
                 SamplingContent::ToolUse(_) => "[a tool call]".to_owned(),
                 SamplingContent::ToolResult(_) => "[a tool result]".to_owned(),
             };
@@ -108,6 +111,7 @@ pub fn roots() -> Vec<String> {
     answer.ok().and_then(|a| uris(&a).ok()).unwrap_or_default()
 }
 
+/// A field's prompt, shown on one line.
 fn label(name: &str, title: Option<&String>, description: Option<&String>, required: bool) -> String {
     let mut label = title.cloned().unwrap_or_else(|| name.to_owned());
     if let Some(description) = description.filter(|d| Some(*d) != title) {
@@ -116,7 +120,7 @@ fn label(name: &str, title: Option<&String>, description: Option<&String>, requi
     if !required {
         label.push_str(" [optional]");
     }
-    label
+    shown_line(&label).into_owned()
 }
 
 fn ask_field(name: &str, field: &Field, required: bool) -> Result<Option<Value>, Dismissed> {
@@ -127,7 +131,8 @@ fn ask_field(name: &str, field: &Field, required: bool) -> Result<Option<Value>,
                 let format = serde_json::to_value(format).ok().and_then(|f| f.as_str().map(str::to_owned));
                 prompt.push_str(&format!(" <{}>", format.unwrap_or_default()));
             }
-            text(name, field, &prompt, s.default.clone(), required, |t| Some(Value::String(t.to_owned())))
+            let default = s.default.as_deref().map(|d| shown_line(d).into_owned());
+            text(name, field, &prompt, default, required, |t| Some(Value::String(t.to_owned())))
         }
         Field::Number(n) => {
             let prompt = label(name, n.title.as_ref(), n.description.as_ref(), required);
@@ -161,7 +166,8 @@ fn ask_field(name: &str, field: &Field, required: bool) -> Result<Option<Value>,
         }
         Field::LegacyTitledEnum(e) => {
             let names = e.enum_names.clone().unwrap_or_else(|| e.values.clone());
-            let options: Vec<(String, String)> = e.values.iter().cloned().zip(names).collect();
+            let options: Vec<(String, String)> =
+                e.values.iter().cloned().zip(names.iter().map(|n| shown_line(n).into_owned())).collect();
             let prompt = label(name, e.title.as_ref(), e.description.as_ref(), required);
             select(&prompt, &options, e.default.as_ref(), required)
         }
@@ -177,14 +183,14 @@ fn ask_field(name: &str, field: &Field, required: bool) -> Result<Option<Value>,
     }
 }
 
-/// Options whose values are their titles.
+/// Options whose values are their titles (as shown).
 fn untitled(values: &[String]) -> Vec<(String, String)> {
-    values.iter().map(|v| (v.clone(), v.clone())).collect()
+    values.iter().map(|v| (v.clone(), shown_line(v).into_owned())).collect()
 }
 
-/// Options as (value, title).
+/// Options as (value, title as shown).
 fn titled(options: &[TitledOption]) -> Vec<(String, String)> {
-    options.iter().map(|o| (o.value.clone(), o.title.clone())).collect()
+    options.iter().map(|o| (o.value.clone(), shown_line(&o.title).into_owned())).collect()
 }
 
 /// Text read until it parses and fits the field; empty leaves an optional field out.
@@ -201,7 +207,7 @@ fn text(
             return if required { Err("an answer is required".to_owned()) } else { Ok(()) };
         }
         let value = parse(input).ok_or_else(|| "this is not a value of the field's type".to_owned())?;
-        validate_field(name, &value, field).map_err(|v| v.reason)
+        validate_field(name, &value, field).map_err(|v| shown_line(&v.reason).into_owned())
     };
     let theme = theme();
     let mut input = Input::<String>::with_theme(&theme).with_prompt(prompt).allow_empty(!required).validate_with(check);
@@ -255,7 +261,7 @@ fn several(
         match validate_field(name, &value, field) {
             Ok(()) => return Ok(Some(value)),
             Err(violation) => {
-                eprintln!("{} {}", styled("✘").red(), violation.reason);
+                eprintln!("{} {}", styled("✘").red(), shown_line(&violation.reason));
                 checked = (0..options.len()).map(|i| chosen.contains(&i)).collect();
             }
         }

@@ -1,5 +1,6 @@
 //! Results as a person reads them: text as text, structured content pretty-printed, images
-//! and resources summarised, lists one entry a line. (`--json` prints the result as it came.)
+//! and resources summarised, lists one entry a line, every string of the server's shown and
+//! never obeyed. (`--json` prints the result as it came.)
 
 use std::fmt::Write as _;
 
@@ -10,6 +11,8 @@ use mcp_rounds::model::{
     ResourceContents, ResourceTemplate, Tool, Visibility,
 };
 use serde_json::{Value, json};
+
+use crate::shown::{shown, shown_line};
 
 /// Tools, one a paragraph: name, hints, description, arguments.
 pub fn tools(tools: &[Tool]) -> String {
@@ -29,13 +32,13 @@ pub fn tools(tools: &[Tool]) -> String {
             hints.push("for its view only");
         }
         let hints = if hints.is_empty() { String::new() } else { format!(" [{}]", hints.join(", ")) };
-        let title = tool.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
-        let _ = writeln!(out, "{}{title}{}", style(&tool.name).bold(), style(hints).dim());
+        let title = tool.title.as_deref().map(|t| format!(" — {}", shown_line(t))).unwrap_or_default();
+        let _ = writeln!(out, "{}{title}{}", style(shown_line(&tool.name)).bold(), style(hints).dim());
         if let Some(description) = &tool.description {
             let _ = writeln!(out, "  {}", first_line(description));
         }
         if let Some(view) = ui.and_then(|ui| ui.resource_uri) {
-            let _ = writeln!(out, "  {} {view}", style("view:").dim());
+            let _ = writeln!(out, "  {} {}", style("view:").dim(), shown_line(&view));
         }
         let arguments = schema_arguments(&tool.input_schema);
         if !arguments.is_empty() {
@@ -54,21 +57,23 @@ fn schema_arguments(schema: &serde_json::Map<String, Value>) -> Vec<String> {
         .flatten()
         .map(|(name, property)| {
             let kind = match property.get("type") {
-                Some(Value::String(t)) => t.clone(),
-                Some(Value::Array(t)) => t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|"),
+                Some(Value::String(t)) => shown_line(t).into_owned(),
+                Some(Value::Array(t)) => {
+                    shown_line(&t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|")).into_owned()
+                }
                 _ if property.get("enum").is_some() => "enum".to_owned(),
                 _ => "any".to_owned(),
             };
             let optional = if required.contains(&name.as_str()) { "" } else { "?" };
-            format!("{name}{optional}: {kind}")
+            format!("{}{optional}: {kind}", shown_line(name))
         })
         .collect()
 }
 
-/// The first paragraph, on one line.
+/// The first paragraph, on one line, shown.
 fn first_line(text: &str) -> String {
     let lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
-    lines.take_while(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+    shown_line(&lines.take_while(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")).into_owned()
 }
 
 /// A tool's result: its content, then its structured content unless a text block already
@@ -88,10 +93,15 @@ pub fn call(result: &CallToolResult) -> String {
         out.push('\n');
     }
     if let Some(structured) = structured.filter(|s| !shown_by(s, &texts)) {
-        out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
+        out.push_str(&pretty(structured));
         out.push('\n');
     }
     out
+}
+
+/// JSON from the server, pretty and shown: what the terminal reads of it is all escaped.
+fn pretty(value: &impl serde::Serialize) -> String {
+    crate::shown::json(value).unwrap_or_default()
 }
 
 /// Whether a printed text block already says what `structured` holds: an SDK's wrapping of a
@@ -120,20 +130,27 @@ fn decoded(base64: &str) -> usize {
 
 fn content(block: &ContentBlock) -> String {
     match block {
-        ContentBlock::Text(text) => text.text.clone(),
-        ContentBlock::Image(image) => format!("[image: {}, {}]", image.mime_type, size(decoded(&image.data))),
-        ContentBlock::Audio(audio) => format!("[audio: {}, {}]", audio.mime_type, size(decoded(&audio.data))),
+        ContentBlock::Text(text) => shown(&text.text).into_owned(),
+        ContentBlock::Image(image) => {
+            format!("[image: {}, {}]", shown_line(&image.mime_type), size(decoded(&image.data)))
+        }
+        ContentBlock::Audio(audio) => {
+            format!("[audio: {}, {}]", shown_line(&audio.mime_type), size(decoded(&audio.data)))
+        }
         ContentBlock::ResourceLink(link) => {
-            let mime = link.mime_type.as_deref().map(|m| format!(", {m}")).unwrap_or_default();
-            format!("[link: {} <{}>{mime}]", link.name, link.uri)
+            let mime = link.mime_type.as_deref().map(|m| format!(", {}", shown_line(m))).unwrap_or_default();
+            format!("[link: {} <{}>{mime}]", shown_line(&link.name), shown_line(&link.uri))
         }
         ContentBlock::Resource(embedded) => match &embedded.resource {
-            ResourceContents::Text(text) => {
-                format!("[resource {}: {} characters]\n{}", text.uri, text.text.chars().count(), text.text)
-            }
+            ResourceContents::Text(text) => format!(
+                "[resource {}: {} characters]\n{}",
+                shown_line(&text.uri),
+                text.text.chars().count(),
+                shown(&text.text)
+            ),
             ResourceContents::Blob(blob) => {
-                let mime = blob.mime_type.as_deref().unwrap_or("binary");
-                format!("[resource {}: {mime}, {}]", blob.uri, size(decoded(&blob.blob)))
+                let mime = shown_line(blob.mime_type.as_deref().unwrap_or("binary")).into_owned();
+                format!("[resource {}: {mime}, {}]", shown_line(&blob.uri), size(decoded(&blob.blob)))
             }
         },
     }
@@ -143,8 +160,9 @@ fn content(block: &ContentBlock) -> String {
 pub fn resources(resources: &[Resource]) -> String {
     let mut out = String::new();
     for r in resources {
-        let mime = r.mime_type.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
-        let _ = writeln!(out, "{}  {}{}", style(&r.uri).bold(), r.title.as_ref().unwrap_or(&r.name), style(mime).dim());
+        let mime = r.mime_type.as_deref().map(|m| format!(" ({})", shown_line(m))).unwrap_or_default();
+        let name = shown_line(r.title.as_ref().unwrap_or(&r.name));
+        let _ = writeln!(out, "{}  {name}{}", style(shown_line(&r.uri)).bold(), style(mime).dim());
         if let Some(description) = &r.description {
             let _ = writeln!(out, "  {}", first_line(description));
         }
@@ -156,9 +174,9 @@ pub fn resources(resources: &[Resource]) -> String {
 pub fn templates(templates: &[ResourceTemplate]) -> String {
     let mut out = String::new();
     for t in templates {
-        let mime = t.mime_type.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
-        let name = t.title.as_ref().unwrap_or(&t.name);
-        let _ = writeln!(out, "{}  {name}{}", style(&t.uri_template).bold(), style(mime).dim());
+        let mime = t.mime_type.as_deref().map(|m| format!(" ({})", shown_line(m))).unwrap_or_default();
+        let name = shown_line(t.title.as_ref().unwrap_or(&t.name));
+        let _ = writeln!(out, "{}  {name}{}", style(shown_line(&t.uri_template)).bold(), style(mime).dim());
         if let Some(description) = &t.description {
             let _ = writeln!(out, "  {}", first_line(description));
         }
@@ -166,7 +184,7 @@ pub fn templates(templates: &[ResourceTemplate]) -> String {
     out
 }
 
-/// A resource's contents: text as text, binary summarised.
+/// A resource's contents for a person: text shown, binary summarised.
 pub fn read(result: &ReadResourceResult) -> String {
     let mut out = String::new();
     let several = result.contents.len() > 1;
@@ -174,28 +192,46 @@ pub fn read(result: &ReadResourceResult) -> String {
         match contents {
             ResourceContents::Text(text) => {
                 if several {
-                    let _ = writeln!(out, "{}", style(format!("── {}", text.uri)).dim());
+                    let _ = writeln!(out, "{}", style(format!("── {}", shown_line(&text.uri))).dim());
                 }
-                out.push_str(&text.text);
+                out.push_str(&shown(&text.text));
                 if !text.text.ends_with('\n') {
                     out.push('\n');
                 }
             }
             ResourceContents::Blob(blob) => {
-                let mime = blob.mime_type.as_deref().unwrap_or("binary");
-                let _ = writeln!(out, "[{}: {mime}, {}; see --json]", blob.uri, size(decoded(&blob.blob)));
+                let mime = shown_line(blob.mime_type.as_deref().unwrap_or("binary")).into_owned();
+                let uri = shown_line(&blob.uri);
+                let _ =
+                    writeln!(out, "[{uri}: {mime}, {}; see --json, or redirect the output]", size(decoded(&blob.blob)));
             }
         }
     }
     out
 }
 
+/// A resource's contents byte for byte, as `cat` would write them to a file or a pipe: text
+/// as it is, binary decoded. `None` when a blob is not base64.
+pub fn read_exact(result: &ReadResourceResult) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let mut out = Vec::new();
+    for contents in &result.contents {
+        match contents {
+            ResourceContents::Text(text) => out.extend_from_slice(text.text.as_bytes()),
+            ResourceContents::Blob(blob) => {
+                out.extend(base64::engine::general_purpose::STANDARD.decode(blob.blob.trim()).ok()?);
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Prompts, with their arguments.
 pub fn prompts(prompts: &[Prompt]) -> String {
     let mut out = String::new();
     for p in prompts {
-        let title = p.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
-        let _ = writeln!(out, "{}{title}", style(&p.name).bold());
+        let title = p.title.as_deref().map(|t| format!(" — {}", shown_line(t))).unwrap_or_default();
+        let _ = writeln!(out, "{}{title}", style(shown_line(&p.name)).bold());
         if let Some(description) = &p.description {
             let _ = writeln!(out, "  {}", first_line(description));
         }
@@ -203,7 +239,7 @@ pub fn prompts(prompts: &[Prompt]) -> String {
             .arguments
             .iter()
             .flatten()
-            .map(|a| format!("{}{}", a.name, if a.required == Some(true) { "" } else { "?" }))
+            .map(|a| format!("{}{}", shown_line(&a.name), if a.required == Some(true) { "" } else { "?" }))
             .collect();
         if !arguments.is_empty() {
             let _ = writeln!(out, "  {} {}", style("arguments:").dim(), arguments.join(", "));
@@ -216,7 +252,7 @@ pub fn prompts(prompts: &[Prompt]) -> String {
 pub fn prompt(result: &GetPromptResult) -> String {
     let mut out = String::new();
     if let Some(description) = &result.description {
-        let _ = writeln!(out, "{}", style(description).dim());
+        let _ = writeln!(out, "{}", style(shown(description)).dim());
     }
     for message in &result.messages {
         let role = serde_json::to_value(message.role).ok().and_then(|r| r.as_str().map(str::to_owned));
@@ -230,7 +266,7 @@ pub fn prompt(result: &GetPromptResult) -> String {
 pub fn completion(result: &CompleteResult) -> String {
     let mut out = String::new();
     for value in &result.completion.values {
-        let _ = writeln!(out, "{value}");
+        let _ = writeln!(out, "{}", shown_line(value));
     }
     let shown = result.completion.values.len() as u64;
     if let Some(total) = result.completion.total.filter(|t| *t > shown) {
@@ -254,19 +290,19 @@ pub fn notice(notice: &Notice, json: bool) -> String {
         _ => json!({"notice": "unknown"}),
     };
     if json {
-        return value.to_string();
+        return crate::shown::json_line(&value).unwrap_or_default();
     }
     match notice {
         Notice::Acknowledged(_) => style("listening").dim().to_string(),
         Notice::ToolsListChanged => "the tools changed".to_owned(),
         Notice::PromptsListChanged => "the prompts changed".to_owned(),
         Notice::ResourcesListChanged => "the resources changed".to_owned(),
-        Notice::ResourceUpdated { uri } => format!("updated: {uri}"),
-        Notice::Task(task) => format!("task: {}", serde_json::to_string(task).unwrap_or_default()),
+        Notice::ResourceUpdated { uri } => format!("updated: {}", shown_line(uri)),
+        Notice::Task(task) => format!("task: {}", crate::shown::json_line(task).unwrap_or_default()),
         Notice::Relistened => {
             style("the stream dropped and was opened again: anything may have changed").dim().to_string()
         }
-        _ => value.to_string(),
+        _ => crate::shown::json_line(&value).unwrap_or_default(),
     }
 }
 

@@ -9,6 +9,8 @@ use console::StyledObject;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_rounds::model::{LoggingMessageNotificationParams, ProgressNotificationParams, Task, TaskStatus};
 
+use crate::shown::{shown, shown_line};
+
 /// `what`, styled for stderr (whose colours `NO_COLOR` and its terminal decide).
 pub fn styled<D>(what: D) -> StyledObject<D> {
     console::style(what).for_stderr()
@@ -51,7 +53,8 @@ impl Screen {
     /// A message exchanged with the server (`--verbose`).
     pub fn traffic(&self, sent: bool, body: &[u8]) {
         let arrow = if sent { "→" } else { "←" };
-        self.note(&format!("{} {}", styled(arrow).cyan(), styled(String::from_utf8_lossy(body)).dim()));
+        let body = String::from_utf8_lossy(body);
+        self.note(&format!("{} {}", styled(arrow).cyan(), styled(shown(&body)).dim()));
     }
 
     /// The server's log: warnings and worse always, the rest with `--verbose`.
@@ -61,8 +64,12 @@ impl Screen {
         if !self.verbose && matches!(level.as_str(), "debug" | "info" | "notice") {
             return;
         }
-        let data = message.data.as_str().map_or_else(|| message.data.to_string(), str::to_owned);
-        let logger = message.logger.as_deref().map(|l| format!(" {l}")).unwrap_or_default();
+        let data = match message.data.as_str() {
+            Some(text) => shown(text).into_owned(),
+            None => crate::shown::json_line(&message.data).unwrap_or_default(),
+        };
+        let logger = message.logger.as_deref().map(|l| format!(" {}", shown_line(l))).unwrap_or_default();
+        let level = shown_line(&level).into_owned();
         self.note(&format!("{}{logger}: {data}", styled(format!("server {level}")).yellow()));
     }
 
@@ -81,7 +88,7 @@ impl Screen {
             _ => bar.set_style(spinner_style()),
         }
         if let Some(message) = &progress.message {
-            bar.set_message(message.clone());
+            bar.set_message(shown_line(message).into_owned());
         }
         bar.tick();
     }
@@ -98,8 +105,8 @@ impl Screen {
             TaskStatus::Cancelled => "cancelled",
             TaskStatus::Failed => "failed",
         };
-        let message = task.status_message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
-        let line = format!("task {} {status}{message}", task.task_id);
+        let message = task.status_message.as_deref().map(|m| format!(": {}", shown_line(m))).unwrap_or_default();
+        let line = format!("task {} {status}{message}", shown_line(&task.task_id));
         if matches!(task.status, TaskStatus::Working | TaskStatus::InputRequired) {
             let bar = self.shown_bar();
             bar.set_style(spinner_style());

@@ -10,7 +10,8 @@ use mcp_rounds::client::{ChildProcess, Client, Lifecycle, StreamableHttp, Traffi
 use crate::answering::Answering;
 use crate::failure::{Failure, usage};
 use crate::options::{ProtocolChoice, TargetOptions};
-use crate::screen::Screen;
+use crate::screen::{Screen, styled};
+use crate::shown::shown;
 
 /// Connects to the server the options name.
 pub async fn connect(
@@ -33,6 +34,10 @@ pub async fn connect(
     if let Some(timeout) = options.timeout {
         builder = builder.request_timeout(timeout);
     }
+    if let Some(timeout) = options.idle_timeout {
+        builder = builder.idle_timeout(timeout);
+    }
+    builder = builder.max_message_size(options.max_message_size);
     if verbose {
         let screen = screen.clone();
         builder = builder.on_traffic(move |traffic| match traffic {
@@ -50,12 +55,12 @@ pub async fn connect(
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(usage(format!("--url `{url}` is not an http:// or https:// URL")));
             }
-            let mut http = StreamableHttp::new(url.clone());
+            let mut http = StreamableHttp::new(url.clone()).connect_timeout(options.connect_timeout);
             for (name, value) in &options.headers {
-                http = http.header(name.clone(), value.clone());
+                http = http.header(name.clone(), value.expose());
             }
             if let Some(token) = &options.bearer {
-                http = http.bearer(token.clone());
+                http = http.bearer(token.expose());
             } else if let Some(login) = login {
                 http = http.login(login);
             }
@@ -67,7 +72,12 @@ pub async fn connect(
             if !options.headers.is_empty() {
                 return Err(usage("--header is sent over HTTP only; this server runs over stdio"));
             }
-            builder.connect(ChildProcess::new(program).args(args)).await?
+            // The server's own log is shown as the rest of what it says: never obeyed.
+            let log = screen.clone();
+            let child = ChildProcess::new(program).args(args).stderr_lines(move |line| {
+                log.note(&format!("{} {}", styled("server:").dim(), shown(line)));
+            });
+            builder.connect(child).await?
         }
     };
     Ok(client)

@@ -31,8 +31,14 @@ fn completions_prompts_and_resources_print_for_people_and_scripts() {
     assert!(text(&missing.stderr).contains("prompt `test_prompt_with_arguments` needs argument `arg2`"));
 
     assert_eq!(ok(&["resources", "read", "test://static-text"]).lines().count(), 1);
-    let binary = ok(&["resources", "read", "test://static-binary"]);
-    assert!(binary.starts_with("[test://static-binary: image/png, ") && binary.contains("see --json"), "{binary}");
+    // Into a pipe, a resource is written byte for byte, as `cat` would (a terminal gets a summary).
+    let binary = run(&["resources", "read", "test://static-binary", "--url", &url], &[]);
+    assert_eq!(binary.status.code(), Some(0));
+    assert!(
+        binary.stdout.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "the image itself: {:?}",
+        &binary.stdout[..16.min(binary.stdout.len())]
+    );
     let read: Value = serde_json::from_str(&ok(&["--json", "resources", "read", "test://template/7/data"])).unwrap();
     assert_eq!(read["contents"][0]["uri"], "test://template/7/data");
 

@@ -142,9 +142,16 @@ fn a_person_logs_in_once_and_every_later_command_uses_and_refreshes_the_login() 
     let logout = session.run(&["logout"], &[]);
     assert_eq!(text(&logout.stdout), format!("No login was kept for {}\n", session.url));
 
-    // A machine logs in with its client credentials, its secret from the environment.
+    // A machine logs in with its client credentials, its secret from the environment, sent to
+    // the issuer it names (and without naming one, to none).
+    let unnamed = session.run(
+        &["tools", "list", "--client-credentials", "--client-id", FULL_CLIENT_ID],
+        &[("MCP_CLIENT_SECRET", FULL_CLIENT_SECRET)],
+    );
+    assert_eq!(unnamed.status.code(), Some(2), "{}", text(&unnamed.stderr));
+    assert!(text(&unnamed.stderr).contains("--issuer URL"), "{}", text(&unnamed.stderr));
     let machine = session.run(
-        &["--json", "tools", "list", "--client-credentials", "--client-id", FULL_CLIENT_ID],
+        &["--json", "tools", "list", "--client-credentials", "--client-id", FULL_CLIENT_ID, "--issuer", auth.issuer()],
         &[("MCP_CLIENT_SECRET", FULL_CLIENT_SECRET)],
     );
     assert_eq!(machine.status.code(), Some(0), "{}", text(&machine.stderr));

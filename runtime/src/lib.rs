@@ -63,8 +63,10 @@
 //! |---|---|---|
 //! | `sqlite` | yes | the embedded SQLite replay store for single-use `requestState` |
 //! | `http` | yes | the Streamable HTTP transport (axum), bearer tokens, CORS |
-//! | `postgres` | no | the PostgreSQL replay store and change fan-out, for many instances |
-//! | `oauth` | no | an OAuth 2.1 resource server: JWTs checked against the issuer's keys, introspection, protected resource metadata |
+//! | `postgres` | no | the PostgreSQL replay store and change fan-out, for many instances (TLS by rustls, the server's certificate verified; relay notifications sealed) |
+//! | `oauth` | no | an OAuth 2.1 resource server: JWTs checked against the issuer's keys, introspection, protected resource metadata; with `client-http`, a client that logs in |
+//! | `client` | yes | a client of any MCP server, over a child process's stdio or in-process |
+//! | `client-http` | no | the client over Streamable HTTP (reqwest, rustls) |
 //! | `otel` | no | OpenTelemetry export over OTLP/HTTP, configured by the `OTEL_*` variables |
 //! | `skills` | no | Agent Skills served from a directory, kept current, through the skills extension (SEP-2640) |
 //!

@@ -1,6 +1,7 @@
 //! The default build stays lean: OAuth's JOSE, TLS and HTTP-client crates come only with the
-//! `oauth` feature, OpenTelemetry's crates only with `otel`. Read off the dependency graph
-//! cargo resolves for each feature set.
+//! `oauth` feature (TLS also with `postgres`, for the database link, and with nothing else of
+//! OAuth's), OpenTelemetry's crates only with `otel`. Read off the dependency graph cargo
+//! resolves for each feature set.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -8,6 +9,9 @@ use std::process::Command;
 /// Crates that only token verification and fetching keys need.
 const OAUTH_ONLY: &[&str] =
     &["jsonwebtoken", "rsa", "p256", "p384", "ed25519-dalek", "rustls", "ring", "hyper-rustls", "reqwest"];
+
+/// Of those, what TLS to PostgreSQL needs too.
+const POSTGRES_TLS: &[&str] = &["rustls", "ring"];
 
 /// Crates that only exporting telemetry needs.
 const OTEL_ONLY: &[&str] = &[
@@ -44,13 +48,17 @@ fn graph(args: &[&str]) -> BTreeMap<String, Vec<String>> {
 fn without_oauth_there_is_no_jose_tls_or_http_client() {
     for args in [&[][..], &["--no-default-features"][..], &["--features", "postgres"][..]] {
         let crates = graph(args);
-        let present: Vec<&str> = OAUTH_ONLY.iter().copied().filter(|c| crates.contains_key(*c)).collect();
+        let allowed: &[&str] = if args.contains(&"postgres") { POSTGRES_TLS } else { &[] };
+        let present: Vec<&str> =
+            OAUTH_ONLY.iter().copied().filter(|c| crates.contains_key(*c) && !allowed.contains(c)).collect();
         assert!(present.is_empty(), "{args:?} pulls {present:?}");
         for http in ["hyper", "hyper-util"] {
             let features = crates.get(http).map(Vec::as_slice).unwrap_or_default();
             assert!(!features.iter().any(|f| f.starts_with("client")), "{args:?}: {http} is built as a client");
         }
     }
+    let postgres = graph(&["--features", "postgres"]);
+    assert!(POSTGRES_TLS.iter().all(|c| postgres.contains_key(*c)), "the database link is TLS by rustls with ring");
     // The check would notice them: with the feature they are there.
     let with = graph(&["--features", "oauth"]);
     assert!(with.contains_key("jsonwebtoken") && with.contains_key("hyper-rustls"));

@@ -6,9 +6,11 @@
 
 pub mod apps_host;
 pub mod browser;
+pub mod certs;
 pub mod client;
 pub mod conformance;
 pub mod fleet;
+pub mod hostile;
 pub mod http;
 pub mod node;
 pub mod notes;

@@ -9,12 +9,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::certs::Authority;
 use crate::python::target_dir;
 
 /// The port of the private cluster (override with `MCP_ROUNDS_TEST_POSTGRES_PORT`).
 const DEFAULT_PORT: u16 = 55_433;
 /// The database the tests use.
 pub const DATABASE: &str = "mcp_rounds_test";
+/// The relay key (base64) of every fixture server that relays changes, unless told another: a
+/// test seals notifications with it that the fixtures believe.
+pub const FIXTURE_RELAY_KEY: &str = "Zml4dHVyZS1yZWxheS1rZXktMzItYnl0ZXMtbG9uZyEh";
 
 /// Where the server binaries are, looked up once per process (every start, stop and
 /// `createdb` of the fleet's faults asks).
@@ -95,7 +99,7 @@ pub fn url() -> String {
     }
     init(&dir);
     if !reachable(port) {
-        start(&dir, port);
+        start(&dir, port, "");
     }
     let created = pg(
         &bin_dir().join("psql"),
@@ -149,12 +153,12 @@ fn init(dir: &Path) {
     );
 }
 
-/// Starts the cluster in `dir/data` on loopback port `port` and returns once it accepts
-/// connections.
-fn start(dir: &Path, port: u16) {
+/// Starts the cluster in `dir/data` on loopback port `port`, with the server settings `extra`
+/// besides the tests' own, and returns once it accepts connections.
+fn start(dir: &Path, port: u16, extra: &str) {
     let data_arg = dir.join("data").to_string_lossy().into_owned();
     let options = format!(
-        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300",
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300 {extra}",
         dir.display()
     );
     let log = dir.join("server.log").to_string_lossy().into_owned();
@@ -165,31 +169,76 @@ fn start(dir: &Path, port: u16) {
 }
 
 /// A PostgreSQL server of one test's own, on a port of its own, for a test that stops and
-/// starts it under load (the shared one serves other tests meanwhile). Stopped and removed
-/// when dropped.
+/// starts it under load (the shared one serves other tests meanwhile), or that serves TLS.
+/// Stopped and removed when dropped.
 pub struct Cluster {
     dir: PathBuf,
     /// Its loopback port.
     pub port: u16,
+    /// The certificate of the CA that signed its server certificate, when it serves TLS.
+    ca_file: Option<PathBuf>,
 }
+
+/// The server certificate's one name: loopback, by name, and not `127.0.0.1`.
+pub const TLS_HOST: &str = "localhost";
 
 impl Cluster {
     /// Creates and starts a cluster in `dir` (which it owns: anything there is replaced) on
     /// `port`, with one empty database, `fleet`.
     pub fn create(dir: &Path, port: u16) -> Self {
+        Self::make(dir, port, false)
+    }
+
+    /// [`create`](Self::create), serving TLS too (plain connections stay allowed) with a
+    /// certificate for [`TLS_HOST`] alone, signed by a CA made here whose certificate is
+    /// [`ca_file`](Self::ca_file).
+    pub fn create_with_tls(dir: &Path, port: u16) -> Self {
+        Self::make(dir, port, true)
+    }
+
+    fn make(dir: &Path, port: u16, tls: bool) -> Self {
         let _ = fs::remove_dir_all(dir);
         init(dir);
-        let cluster = Cluster { dir: dir.to_path_buf(), port };
-        start(dir, port);
+        let ca_file = tls.then(|| write_tls_files(dir));
+        let cluster = Cluster { dir: dir.to_path_buf(), port, ca_file };
+        cluster.start();
         let created =
             pg(&bin_dir().join("createdb"), &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres", "fleet"]);
         run(created, "create the fleet database");
         cluster
     }
 
-    /// The URL of its database.
+    /// The URL of its database: with TLS, verified against its CA and reached by the name its
+    /// certificate has.
     pub fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/fleet", self.port)
+        match &self.ca_file {
+            None => format!("postgres://postgres@127.0.0.1:{}/fleet", self.port),
+            Some(ca) => format!(
+                "postgres://postgres@{TLS_HOST}:{}/fleet?sslmode=verify-full&sslrootcert={}",
+                self.port,
+                ca.display()
+            ),
+        }
+    }
+
+    /// The CA certificate (PEM) that signed its server certificate, when it serves TLS.
+    pub fn ca_file(&self) -> Option<&Path> {
+        self.ca_file.as_deref()
+    }
+
+    /// The server settings that turn its TLS on.
+    fn tls_options(&self) -> String {
+        match &self.ca_file {
+            None => String::new(),
+            Some(_) => {
+                let tls = self.dir.join("tls");
+                format!(
+                    "-c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                    tls.join("server.pem").display(),
+                    tls.join("server.key").display()
+                )
+            }
+        }
     }
 
     /// Stops it the way an operator restarting it does (`pg_ctl stop -m fast`: open
@@ -199,10 +248,37 @@ impl Cluster {
         run(pg(&bin_dir().join("pg_ctl"), &["-D", &data, "-m", "fast", "-w", "stop"]), "stop PostgreSQL");
     }
 
-    /// Starts it again; returns once it accepts connections.
+    /// Starts it (again); returns once it accepts connections.
     pub fn start(&self) {
-        start(&self.dir, self.port);
+        start(&self.dir, self.port, &self.tls_options());
     }
+}
+
+/// Makes a CA and a server certificate for [`TLS_HOST`] in `dir/tls`, readable by the server
+/// (its key by it alone, as PostgreSQL demands); returns the CA certificate's path.
+fn write_tls_files(dir: &Path) -> PathBuf {
+    let tls = dir.join("tls");
+    fs::create_dir_all(&tls).expect("create the TLS directory");
+    for path in [dir, tls.as_path()] {
+        let shown = path.display().to_string();
+        assert!(!shown.contains(char::is_whitespace), "the server's options cannot quote {shown}");
+    }
+    let authority = Authority::new("mcp-rounds test CA");
+    let server = authority.issue(&[TLS_HOST]);
+    authority.write_cert(&tls.join("ca.pem"));
+    fs::write(tls.join("server.pem"), &server.cert_pem).expect("write the server certificate");
+    let key = tls.join("server.key");
+    fs::write(&key, &server.key_pem).expect("write the server key");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(&key, fs::Permissions::from_mode(0o600)).expect("make the key private");
+    }
+    if is_root() {
+        let mut chown = Command::new("chown");
+        chown.args(["-R", "postgres:postgres"]).arg(&tls);
+        run(chown, "give the TLS files to the postgres user");
+    }
+    tls.join("ca.pem")
 }
 
 impl Drop for Cluster {

@@ -295,3 +295,24 @@ async fn a_2025_11_25_session_is_sent_the_cancel_of_a_call_given_up_on() {
         .unwrap();
     times_out(client, &dir).await;
 }
+
+#[tokio::test]
+async fn a_quiet_listen_stream_outlives_the_idle_timeout_that_bounds_every_answer() {
+    let dir = scratch("idle-listen");
+    let server = HttpProcess::spawn(FIXTURE, &["--notes", dir.to_str().unwrap()]);
+    let url = format!("http://{}/mcp", server.address);
+    let idle = Duration::from_millis(200);
+    let client = Client::builder().idle_timeout(idle).connect(StreamableHttp::new(url)).await.unwrap();
+    let mut filter = SubscriptionFilter::default();
+    filter.tools_list_changed = Some(true);
+    let mut changes = client.listen(filter).await.unwrap();
+    let Some(Ok(Notice::Acknowledged(_))) = changes.next().await else { panic!("acknowledged first") };
+    // An answer slower to start than the idle timeout fails it; meanwhile the stream, quiet
+    // for far longer, stays open.
+    for _ in 0..3 {
+        let slow = client.call_tool("sleep", json!({"ms": 1000})).await.expect_err("a second of silence");
+        assert!(slow.is_timeout(), "{slow:?}");
+    }
+    client.call_tool("announce", json!({"kind": "tools"})).await.unwrap();
+    assert_eq!(changes.next().await.unwrap().unwrap(), Notice::ToolsListChanged, "the same stream, not reopened");
+}

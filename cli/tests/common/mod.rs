@@ -33,6 +33,11 @@ pub fn fixture_server() -> PathBuf {
     workspace_binary("mcp-rounds-tests", "fixture-server")
 }
 
+/// The hostile server: a server that lures the command in and then misbehaves.
+pub fn hostile_server() -> PathBuf {
+    workspace_binary("mcp-rounds-tests", "hostile-server")
+}
+
 /// A binary of another package of the workspace, beside the command (`cargo test --workspace`
 /// builds them all; a test run alone builds the one it needs).
 fn workspace_binary(package: &str, bin: &str) -> PathBuf {

@@ -1,7 +1,7 @@
 //! The suite's authorization scenarios: the logins the client needs, from the scenario and its
 //! context, and the suite's headless authorization step.
 
-use mcp_rounds::client::oauth::{Authorizer, ClientCredentials, Login, LoginError};
+use mcp_rounds::client::oauth::{Authorizer, ClientCredentials, Issuer, Login, LoginError};
 use mcp_rounds::future::BoxFuture;
 use serde_json::Value;
 
@@ -15,21 +15,26 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// The logins of an `auth/…` scenario; `None` for the others.
 pub fn for_scenario(scenario: &str, context: &Value) -> Option<Login> {
     let text = |name: &str| context[name].as_str().map(str::to_owned);
+    // The suite gives credentials without saying whose they are: trusting whichever issuer
+    // its server names is safe here alone, where both servers are the suite's own.
+    let issuer = || text("issuer").map_or_else(Issuer::trust_server_named, Issuer::named);
     match scenario {
         "auth/client-credentials-basic" => {
-            Some(Login::client_credentials(ClientCredentials::secret(text("client_id")?, text("client_secret")?)))
+            let secret = ClientCredentials::secret(issuer(), text("client_id")?, text("client_secret")?);
+            Some(Login::client_credentials(secret).build())
         }
         "auth/client-credentials-jwt" => {
             let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".into()).parse().ok()?;
-            let key = ClientCredentials::private_key_jwt(text("client_id")?, text("private_key_pem")?, algorithm);
-            Some(Login::client_credentials(key))
+            let key =
+                ClientCredentials::private_key_jwt(issuer(), text("client_id")?, text("private_key_pem")?, algorithm);
+            Some(Login::client_credentials(key).build())
         }
         auth if auth.starts_with("auth/") => {
             let mut builder = Login::builder(REDIRECT_URI, Headless::new())
                 .client_name("mcp-rounds-conformance-client")
                 .client_metadata_url(CLIENT_METADATA_URL);
             if let Some(client_id) = text("client_id") {
-                builder = builder.preregistered(text("issuer"), client_id, text("client_secret"));
+                builder = builder.preregistered(issuer(), client_id, text("client_secret"));
             }
             Some(builder.build())
         }

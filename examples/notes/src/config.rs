@@ -1,5 +1,6 @@
 //! `DIR/config.toml`: the principals, their bearer tokens and workspaces, the principal of
-//! stdio, the keys that sign `requestState`, which model `summarize_notes` uses, and the
+//! stdio, the keys that sign `requestState`, the keys that seal the change notifications
+//! instances sharing PostgreSQL send each other, which model `summarize_notes` uses, and the
 //! OAuth authorization server whose access tokens HTTP accepts instead of the static tokens.
 
 use std::collections::{BTreeMap, HashSet};
@@ -7,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_rounds::changes::{RelayKey, RelayKeys};
 use mcp_rounds::request_state::{KeyRing, StateKey};
 use serde::Deserialize;
 
@@ -35,6 +37,20 @@ struct File {
     #[serde(default)]
     tasks: TasksEntry,
     oauth: Option<OAuthEntry>,
+    relay: Option<RelayEntry>,
+}
+
+/// What a server with `--database postgres://…` refuses to start without.
+pub const MISSING_RELAY_KEYS: &str = "config.toml: --database is PostgreSQL, so [relay] needs a key \
+     ([[relay.keys]] with an id and a secret of 32 random bytes in base64, the same on every instance): \
+     instances tell each other of changes through the database, and accept only what is sealed with it";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RelayEntry {
+    keys: Vec<KeyEntry>,
+    /// The id of the key that seals; by default the last.
+    signing: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -135,6 +151,9 @@ pub struct Config {
     pub workspaces: Vec<Arc<Workspace>>,
     /// The authorization server HTTP trusts, if any.
     pub oauth: Option<OAuthConfig>,
+    /// The keys that seal the change notifications sent through PostgreSQL and open those of
+    /// other instances (`[relay]`; `signing` names the one that seals, by default the last).
+    pub relay_keys: Option<RelayKeys>,
     /// The Agent Skills served (`DIR/skills/`).
     pub skills: std::path::PathBuf,
 }
@@ -164,6 +183,7 @@ fn check(file: File) -> Result<Config, String> {
     if let Some(id) = &file.state.signing {
         keys = keys.signing_with(id).map_err(|e| format!("[state] signing: {e}"))?;
     }
+    let relay_keys = file.relay.as_ref().map(relay_keys).transpose()?;
     if file.state.ttl_seconds == 0 || file.state.ttl_seconds > 86_400 {
         return Err("[state] ttl_seconds must be between 1 and 86400".into());
     }
@@ -255,9 +275,26 @@ fn check(file: File) -> Result<Config, String> {
         provider: file.model.provider,
         workspaces,
         oauth,
+        relay_keys,
         // Set by `load`, which knows the directory.
         skills: std::path::PathBuf::new(),
     })
+}
+
+fn relay_keys(relay: &RelayEntry) -> Result<RelayKeys, String> {
+    if relay.keys.is_empty() {
+        return Err("[relay] needs at least one key to seal change notifications".into());
+    }
+    let keys = relay
+        .keys
+        .iter()
+        .map(|k| RelayKey::from_base64(k.id.clone(), &k.secret).map_err(|e| format!("[relay] key {:?}: {e}", k.id)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let keys = RelayKeys::new(keys).map_err(|e| format!("[relay] keys: {e}"))?;
+    match &relay.signing {
+        Some(id) => keys.signing_with(id).map_err(|e| format!("[relay] signing: {e}")),
+        None => Ok(keys),
+    }
 }
 
 #[cfg(test)]
@@ -287,6 +324,16 @@ mod tests {
         assert_eq!(config.provider, Provider::Sampling);
         assert_eq!(config.workspaces.len(), 1);
         assert_eq!(config.oauth, None);
+        assert!(config.relay_keys.is_none());
+    }
+
+    #[test]
+    fn the_relay_keys_read_and_one_seals() {
+        let relay = |id: &str| format!("[[relay.keys]]\nid = \"{id}\"\nsecret = \"{}\"\n", StateKey::generate_secret());
+        let text = format!("{}[relay]\nsigning = \"r1\"\n{}{}", key(), relay("r1"), relay("r2"));
+        assert_eq!(parse(&text).unwrap().relay_keys.unwrap().signing_id(), "r1");
+        let text = format!("{}{}{}", key(), relay("r1"), relay("r2"));
+        assert_eq!(parse(&text).unwrap().relay_keys.unwrap().signing_id(), "r2", "by default the last");
     }
 
     #[test]
@@ -322,6 +369,17 @@ mod tests {
             ),
             (&format!("[oauth]\nissuer = \"https://a\"\nclient = \"x\"\n{}", key()), "unknown field"),
             (&format!("[tasks]\nlease_seconds = 0\n{}", key()), "[tasks] lease_seconds must be between 1 and 3600"),
+            (&format!("[relay]\nkeys = []\n{}", key()), "[relay] needs at least one key"),
+            (&format!("[[relay.keys]]\nid = \"r\"\nsecret = \"c2hvcnQ=\"\n{}", key()), "use at least 32 random bytes"),
+            (&format!("[[relay.keys]]\nid = \"r\"\nsecret = \"!\"\n{}", key()), "not valid base64"),
+            (
+                &format!(
+                    "[relay]\nsigning = \"r9\"\n[[relay.keys]]\nid = \"r\"\nsecret = \"{}\"\n{}",
+                    StateKey::generate_secret(),
+                    key()
+                ),
+                "[relay] signing: no relay key has the id \"r9\"",
+            ),
         ];
         for (text, expected) in cases {
             let err = parse(text).map(|_| ()).unwrap_err();

@@ -20,7 +20,7 @@ use std::time::SystemTime;
 
 use clap::Parser;
 use mcp_rounds::changes::PostgresFanOut;
-use mcp_rounds::replay::{PostgresReplayStore, ReplayStore, SqliteReplayStore};
+use mcp_rounds::replay::{PostgresReplayStore, PostgresSettings, ReplayStore, SqliteReplayStore};
 use mcp_rounds::tasks::{PostgresTaskStore, SqliteTaskStore};
 use mcp_rounds::transport::http::{BearerTokens, Http};
 use mcp_rounds::transport::oauth::OAuth;
@@ -42,8 +42,9 @@ struct Args {
     #[arg(long)]
     stdio: bool,
     /// Where the replay store lives: postgres://user:password@host/db to share it between
-    /// instances on many machines, or an SQLite file (a path or sqlite://PATH; default
-    /// DIR/state.sqlite3).
+    /// instances on many machines (TLS with the server's certificate verified, the CA by
+    /// ?sslrootcert=PATH or the system's; plain only with ?sslmode=disable or on this machine),
+    /// or an SQLite file (a path or sqlite://PATH; default DIR/state.sqlite3).
     #[arg(long, value_name = "URL")]
     database: Option<String>,
 }
@@ -51,7 +52,7 @@ struct Args {
 /// Where single-use states are claimed.
 enum Database {
     Sqlite(PathBuf),
-    Postgres(String),
+    Postgres(PostgresSettings),
 }
 
 fn database(args: &Args) -> Result<Database, String> {
@@ -60,7 +61,7 @@ fn database(args: &Args) -> Result<Database, String> {
         return Ok(Database::Sqlite(PathBuf::from(path)));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Ok(Database::Postgres(url.clone()));
+        return PostgresSettings::from_url(url).map(Database::Postgres).map_err(|e| format!("--database: {e}"));
     }
     match url.split_once("://") {
         Some((scheme, _)) => Err(format!("--database: {scheme}:// is not a store this server can use")),
@@ -176,7 +177,7 @@ async fn shutdown_signal() {
 /// The store the server claims states in (and keeps its tasks in).
 enum Store {
     Sqlite(SqliteReplayStore, PathBuf),
-    Postgres(PostgresReplayStore, String),
+    Postgres(PostgresReplayStore, PostgresSettings),
 }
 
 fn main() -> ExitCode {
@@ -204,8 +205,8 @@ fn main() -> ExitCode {
         Err(err) => return fail(format!("cannot start the runtime: {err}")),
     };
     let postgres = match &database {
-        Database::Postgres(url) => match runtime.block_on(PostgresReplayStore::connect(url)) {
-            Ok(store) => Some((store, url.clone())),
+        Database::Postgres(settings) => match runtime.block_on(PostgresReplayStore::connect_settings(settings, 32)) {
+            Ok(store) => Some((store, settings.clone())),
             Err(e) => return fail(format!("--database: {e}")),
         },
         Database::Sqlite(_) => None,
@@ -218,12 +219,18 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(problem) => return fail(problem),
     };
+    // Instances sharing PostgreSQL tell each other of changes there, sealed with the relay keys:
+    // without them anyone who can connect to the database could announce changes.
+    let relay_keys = match (&postgres, &config.relay_keys) {
+        (Some(_), None) => return fail(config::MISSING_RELAY_KEYS),
+        (_, keys) => keys.clone(),
+    };
     // Only once the configuration is known good: a refused start adds nothing to the data.
     if let Err(err) = seed::ensure_skills(&args.data) {
         return fail(format!("cannot prepare {}: {err}", config.skills.display()));
     }
     let store = match (database, postgres) {
-        (_, Some((store, url))) => Store::Postgres(store, url),
+        (_, Some((store, settings))) => Store::Postgres(store, settings),
         (Database::Sqlite(path), None) => match SqliteReplayStore::open(&path) {
             Ok(store) => Store::Sqlite(store, path),
             Err(e) => return fail(format!("cannot open the replay store {}: {e}", path.display())),
@@ -240,13 +247,13 @@ fn main() -> ExitCode {
             };
             app::server(&config, store, tasks).map(|server| (server, None))
         }
-        Store::Postgres(store, url) => {
+        Store::Postgres(store, settings) => {
             runtime.block_on(recover(&config, &store));
             let tasks = PostgresTaskStore::sharing(&store);
-            app::server(&config, store, tasks).map(|server| (server, Some(url)))
+            app::server(&config, store, tasks).map(|server| (server, Some(settings)))
         }
     };
-    let (server, relay_url) = match built {
+    let (server, relay_settings) = match built {
         Ok(built) => built,
         Err(problem) => return fail(problem),
     };
@@ -258,12 +265,14 @@ fn main() -> ExitCode {
         }
     };
     // Instances on other machines see their own files change; they learn about ours here.
-    let _relay = match relay_url {
-        Some(url) => match runtime.block_on(PostgresFanOut::start(server.changes(), &url)) {
-            Ok(relay) => Some(relay),
-            Err(e) => return fail(format!("--database: {e}")),
-        },
-        None => None,
+    let _relay = match (relay_settings, relay_keys) {
+        (Some(settings), Some(keys)) => {
+            match runtime.block_on(PostgresFanOut::builder(server.changes(), keys).start_with(&settings)) {
+                Ok(relay) => Some(relay),
+                Err(e) => return fail(format!("--database: {e}")),
+            }
+        }
+        _ => None,
     };
     // Over HTTP with [oauth], the authorization server's keys are fetched before anything is
     // served: a server that cannot check tokens does not start.

@@ -92,9 +92,21 @@ lease_seconds = 15
 [model]
 # "sampling": summarize_notes asks the client's model. "builtin": the server's own summarizer.
 provider = "sampling"
+
+[relay]
+# With --database postgres://..., instances tell each other of changes through the database,
+# each notification sealed with a relay key; one without a valid seal is ignored. Every server
+# sharing the database must have the same keys. The last one seals, unless `signing = "<id>"`
+# names another; rotate as the state keys rotate: add the new key with `signing` naming the old
+# one; then make `signing` name the new key; then remove the old key (a restart of every server
+# after each step).
+[[relay.keys]]
+id = "r1"
+secret = "{relay_secret}"
 "#,
         token = random_hex(24),
         secret = StateKey::generate_secret(),
+        relay_secret = StateKey::generate_secret(),
     )
 }
 

@@ -18,7 +18,9 @@ use serde_json::json;
 #[tokio::test]
 async fn a_machine_logs_in_with_its_client_credentials() {
     let protected = Protected::start("login-machine");
-    let login = Login::client_credentials(ClientCredentials::secret(FULL_CLIENT_ID, FULL_CLIENT_SECRET));
+    let issuer = protected.auth.issuer();
+    let login =
+        Login::client_credentials(ClientCredentials::secret(issuer, FULL_CLIENT_ID, FULL_CLIENT_SECRET)).build();
     let http = StreamableHttp::new(protected.resource()).login(login);
     let client = Client::builder().connect(http).await.expect("connected after logging in");
     let listed = client
@@ -33,7 +35,8 @@ async fn a_machine_logs_in_with_its_client_credentials() {
 #[tokio::test]
 async fn a_machine_with_a_wrong_secret_is_told_authorization_failed() {
     let protected = Protected::start("login-machine-refused");
-    let login = Login::client_credentials(ClientCredentials::secret(FULL_CLIENT_ID, "not-the-secret"));
+    let issuer = protected.auth.issuer();
+    let login = Login::client_credentials(ClientCredentials::secret(issuer, FULL_CLIENT_ID, "not-the-secret")).build();
     let http = StreamableHttp::new(protected.resource()).login(login);
     let error = Client::builder().connect(http).await.expect_err("no token, no connection");
     let ClientError::Transport { source: TransportError::Unauthorized(why), .. } = &error else {
@@ -52,8 +55,8 @@ impl Authorizer for Alice {
     }
 }
 
-fn alice_login() -> Login {
-    Login::builder(AGENT_REDIRECT, Alice).preregistered(None, AGENT_CLIENT_ID, None).build()
+fn alice_login(protected: &Protected) -> Login {
+    Login::builder(AGENT_REDIRECT, Alice).preregistered(protected.auth.issuer(), AGENT_CLIENT_ID, None).build()
 }
 
 async fn list_tps(client: &Client, protected: &Protected) -> Result<usize, ClientError> {
@@ -65,7 +68,7 @@ async fn list_tps(client: &Client, protected: &Protected) -> Result<usize, Clien
 #[tokio::test]
 async fn a_person_logs_in_through_the_login_and_consent_pages() {
     let protected = Protected::start("login-person");
-    let http = StreamableHttp::new(protected.resource()).login(alice_login());
+    let http = StreamableHttp::new(protected.resource()).login(alice_login(&protected));
     let client = Client::builder().connect(http).await.expect("connected after alice logged in");
     assert_eq!(list_tps(&client, &protected).await.unwrap(), 3);
     assert_eq!(protected.auth.token_requests(), 1, "one code exchanged, its token kept");
@@ -77,7 +80,7 @@ async fn an_expired_token_is_refreshed_and_a_revoked_refresh_token_means_log_in_
     const TTL: Duration = Duration::from_secs(3);
     let protected =
         Protected::trusting("login-refresh", AuthorizationServer::start_with_access_token_ttl(TTL.as_secs()));
-    let http = StreamableHttp::new(protected.resource()).login(alice_login());
+    let http = StreamableHttp::new(protected.resource()).login(alice_login(&protected));
     let client = Client::builder().connect(http).await.expect("connected after alice logged in");
     assert_eq!(list_tps(&client, &protected).await.unwrap(), 3);
     let logged_in = Instant::now();

@@ -13,9 +13,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::broadcast;
 
 #[cfg(feature = "postgres")]
+mod keys;
+#[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresFanOut;
+pub use keys::{MIN_RELAY_KEY_BYTES, RelayKey, RelayKeyError, RelayKeys};
+#[cfg(feature = "postgres")]
+pub use postgres::{DEFAULT_INCOMING_LIMIT, PostgresFanOut, PostgresFanOutBuilder, RESYNC_INTERVAL, RelayStats};
 
 /// Events a listener may fall behind by before its stream is ended.
 pub const LISTENER_BUFFER: usize = 1024;

@@ -10,6 +10,7 @@ use super::error::ClientError;
 use super::events::{Events, ProgressRoutes};
 use super::handler::{ClientHandler, DynHandler};
 use super::lifecycle::{Lifecycle, Opening};
+use super::limits::Limits;
 use super::link::Link;
 use super::listen::Listeners;
 use super::transport::{ClientTransport, Traffic, Watch, Watched};
@@ -45,6 +46,7 @@ pub struct ClientBuilder {
     opening: Opening,
     handler: Arc<dyn DynHandler>,
     max_rounds: usize,
+    limits: Limits,
     caching: bool,
     watch: Option<Watch>,
 }
@@ -54,6 +56,7 @@ impl std::fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("opening", &self.opening)
             .field("max_rounds", &self.max_rounds)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -78,6 +81,7 @@ impl ClientBuilder {
             },
             handler: Arc::new(()),
             max_rounds: DEFAULT_MAX_ROUNDS,
+            limits: Limits::default(),
             caching: true,
             watch: None,
         }
@@ -135,9 +139,44 @@ impl ClientBuilder {
     }
 
     /// Rounds of `input_required` a call answers by itself before it fails with
-    /// [`ClientError::TooManyRounds`] (default 10).
+    /// [`ClientError::TooManyRounds`] (default 10). The rounds of a task the server made of
+    /// the call count too: each answer to a task's input requests is one.
     pub fn max_rounds(mut self, rounds: usize) -> Self {
         self.max_rounds = rounds;
+        self
+    }
+
+    /// The largest message the client reads from the server, in bytes (default 32 MiB): a
+    /// JSON answer, one event of an event stream, one line of a child's output, an error
+    /// body. A larger one is not read further and fails its call with
+    /// [`ClientError::OverLimit`]; over stdio, where it cannot be told apart from what follows
+    /// it, it ends the connection.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.limits.max_message_size = bytes;
+        self
+    }
+
+    /// The most input requests one round may ask (default 64); more fail the call with
+    /// [`ClientError::OverLimit`] before any is answered.
+    pub fn max_input_requests(mut self, requests: usize) -> Self {
+        self.limits.max_input_requests = requests;
+        self
+    }
+
+    /// How many of a 2025-11-25 server's own requests may wait for the handler at once
+    /// (default 16). Beyond them, each new one is refused with an error until some are
+    /// answered.
+    pub fn max_server_requests(mut self, requests: usize) -> Self {
+        self.limits.max_server_requests = requests;
+        self
+    }
+
+    /// The longest silence the client waits through while it reads an answer (default: no
+    /// limit): a server that stops sending mid-answer, or never starts, fails the call with
+    /// [`ClientError::Timeout`]. Listen streams, silent for as long as nothing changes, are
+    /// exempt; [`request_timeout`](Self::request_timeout) bounds a whole request instead.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.idle_timeout = Some(timeout);
         self
     }
 
@@ -173,7 +212,8 @@ impl ClientBuilder {
             None => Arc::new(transport),
         };
         let headers = transport.has_headers();
-        let (mut link, events) = Link::open(transport).await.map_err(|e| ClientError::transport("connect", e))?;
+        let (mut link, events) =
+            Link::open(transport, self.limits).await.map_err(|e| ClientError::from_transport("connect", e))?;
         let settled = match self.opening.settle(&mut link, events).await {
             Ok(settled) => settled,
             Err(error) => {
@@ -195,6 +235,8 @@ impl ClientBuilder {
             progress: progress.clone(),
             tool_headers: tool_headers.clone(),
             asked: Mutex::default(),
+            answering: Arc::new(tokio::sync::Semaphore::new(self.limits.max_server_requests)),
+            max_server_requests: self.limits.max_server_requests,
         }
         .spawn(settled.events);
         let inner = Connected {
@@ -203,6 +245,7 @@ impl ClientBuilder {
             hello: settled.hello,
             handler: self.handler,
             max_rounds: self.max_rounds,
+            limits: self.limits,
             request_timeout: self.opening.request_timeout,
             headers,
             tool_headers,

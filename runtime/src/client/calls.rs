@@ -290,30 +290,53 @@ impl Client {
         T: DeserializeOwned + crate::model::MayRequireInput,
     {
         let limit = self.inner.max_rounds;
-        for round in 0..=limit {
+        // Rounds answered so far, a task's included: a server that keeps asking is stopped at
+        // the limit however it asks.
+        let mut rounds = 0;
+        let mut first = true;
+        loop {
             let extras = Extras { subject: Some(subject), headers: headers.clone(), progress, ..Extras::default() };
             let mut raw = self.send(method, &params, extras).await?;
             let mut shape = shape_of(method.name(), &raw)?;
             if shape == Shape::Task && method == Method::ToolsCall {
-                raw = self.follow_task(&raw).await?;
+                raw = self.follow_task(&raw, &mut rounds).await?;
                 shape = shape_of(method.name(), &raw)?;
+                // A task's result ends the call: it asks nothing more, and is no task again.
+                if shape != Shape::Complete {
+                    return Err(ClientError::unexpected(method.name(), "a task's result that is not a complete one"));
+                }
             }
-            if round == 0 && self.inner.caching && method == Method::ResourcesRead {
+            if first && self.inner.caching && method == Method::ResourcesRead {
                 let key = serde_json::to_string(&params).unwrap_or_default();
                 self.inner.cache.put(method, key, self.inner.link.transport.credential(), &raw);
             }
+            first = false;
             match outcome_shaped::<T>(method.name(), &raw, shape)? {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => {
+                    if rounds == limit {
+                        return Err(ClientError::TooManyRounds { method: method.name().into(), limit });
+                    }
+                    rounds += 1;
                     let responses = match asked.input_requests {
-                        Some(requests) => Some(answer_round(&*self.inner.handler, requests, round + 1).await?),
+                        Some(requests) => Some(self.answer_round(requests, rounds, method).await?),
                         None => None,
                     };
                     params.resume(responses, asked.request_state);
                 }
             }
         }
-        Err(ClientError::TooManyRounds { method: method.name().into(), limit })
+    }
+
+    /// Answers one round of a call of `method` with the client's handler, within its limits.
+    pub(crate) async fn answer_round(
+        &self,
+        requests: crate::model::InputRequests,
+        round: usize,
+        method: Method,
+    ) -> Result<crate::model::InputResponses, ClientError> {
+        let limit = self.inner.limits.max_input_requests;
+        answer_round(&*self.inner.handler, requests, round, (method.name(), limit)).await
     }
 
     /// The `Mcp-Param-*` headers of a call of tool `name` over HTTP, from its listed schema

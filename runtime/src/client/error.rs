@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use super::limits::Limit;
 use super::transport::TransportError;
 use crate::error::ErrorCode;
 use crate::form::FormViolation;
@@ -60,7 +61,17 @@ pub enum ClientError {
         /// How long the client waited.
         after: Duration,
     },
-    /// The server kept asking for input beyond the client's round limit.
+    /// What the server sent went over one of the client's limits: an answer too large, too
+    /// many input requests in a round. What was read of it is dropped.
+    #[error("{method}: the server sent {limit}")]
+    OverLimit {
+        /// The method called.
+        method: Cow<'static, str>,
+        /// The limit, and by how much.
+        limit: Limit,
+    },
+    /// The server kept asking for input beyond the client's round limit (the rounds of a
+    /// task it made of the call count too).
     #[error("{method}: still asking for input after {limit} rounds")]
     TooManyRounds {
         /// The method called.
@@ -157,6 +168,11 @@ impl ClientError {
         matches!(self, ClientError::Timeout { .. })
     }
 
+    /// Whether the server went over one of the client's limits (a size, a count, the rounds).
+    pub fn is_over_limit(&self) -> bool {
+        matches!(self, ClientError::OverLimit { .. } | ClientError::TooManyRounds { .. })
+    }
+
     /// Whether the transport failed (the server unreachable, gone, or not speaking JSON-RPC).
     pub fn is_transport(&self) -> bool {
         matches!(self, ClientError::Transport { .. })
@@ -169,6 +185,16 @@ impl ClientError {
 
     pub(crate) fn transport(method: impl Into<Cow<'static, str>>, source: TransportError) -> Self {
         ClientError::Transport { method: method.into(), source }
+    }
+
+    /// A transport's failure, as the kind of error it is: a limit or a timeout is named as
+    /// such, whichever layer found it.
+    pub(crate) fn from_transport(method: impl Into<Cow<'static, str>>, source: TransportError) -> Self {
+        match source {
+            TransportError::OverLimit(limit) => ClientError::OverLimit { method: method.into(), limit },
+            TransportError::TimedOut { after, .. } => ClientError::Timeout { method: method.into(), after },
+            source => ClientError::Transport { method: method.into(), source },
+        }
     }
 
     pub(crate) fn unexpected(method: impl Into<Cow<'static, str>>, reason: impl Into<String>) -> Self {

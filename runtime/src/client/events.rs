@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
 use super::ToolHeaders;
 use super::cache::Cache;
@@ -16,7 +15,7 @@ use super::handler::{Asking, DynHandler};
 use super::listen::{Listeners, Notice};
 use super::message::Stamp;
 use super::rounds::{Unanswerable, respond};
-use super::transport::{ClientTransport, Event, Outbound, OutboundKind};
+use super::transport::{ClientTransport, Event, EventQueue, Outbound, OutboundKind};
 use crate::error::Error;
 use crate::jsonrpc::{self, RequestId};
 use crate::method::Method;
@@ -40,6 +39,10 @@ pub(crate) struct Events {
     pub(crate) tool_headers: Arc<Mutex<Option<ToolHeaders>>>,
     /// How many requests of each method a 2025-11-25 server has sent.
     pub(crate) asked: Mutex<HashMap<String, usize>>,
+    /// A permit for each of a 2025-11-25 server's requests the handler may answer at once.
+    pub(crate) answering: Arc<tokio::sync::Semaphore>,
+    /// How many permits there are.
+    pub(crate) max_server_requests: usize,
 }
 
 #[derive(Deserialize)]
@@ -50,21 +53,31 @@ struct Scoped {
 
 impl Events {
     /// Runs until the connection ends.
-    pub(crate) fn spawn(self, mut events: mpsc::UnboundedReceiver<Event>) -> tokio::task::AbortHandle {
+    pub(crate) fn spawn(self, mut events: EventQueue) -> tokio::task::AbortHandle {
         let this = Arc::new(self);
+        events.consume();
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {
                 match event {
                     Event::Notification { method, params } => this.notified(&method, params.as_deref()),
-                    Event::Request { id, method, params } => {
-                        let this = this.clone();
-                        tokio::spawn(async move { this.answer(id, &method, params).await });
-                    }
+                    Event::Request { id, method, params } => match this.answering.clone().try_acquire_owned() {
+                        Ok(permit) => {
+                            let this = this.clone();
+                            tokio::spawn(async move {
+                                this.answer(id, &method, params).await;
+                                drop(permit);
+                            });
+                        }
+                        // Refused in turn, here: a flood of requests slows its own refusals
+                        // down rather than spawning without end.
+                        Err(_) => this.refuse(id, &method).await,
+                    },
                     Event::Closed(error) => {
                         tracing::debug!(%error, "the connection to the server ended");
                         break;
                     }
                 }
+                events.handled();
             }
         })
         .abort_handle()
@@ -133,11 +146,27 @@ impl Events {
             Ok(body) => jsonrpc::encode_result(&id, &*body),
             Err(error) => jsonrpc::encode_error(Some(&id), &error),
         };
+        self.send_answer(id, method, body).await;
+    }
+
+    async fn send_answer(&self, id: RequestId, method: &str, body: Vec<u8>) {
         let mut outbound = Outbound::new(body, OutboundKind::Response);
         outbound.headers = self.stamp.headers(method, None, Vec::new());
         if let Err(error) = self.transport.send(outbound).await {
             tracing::debug!(%error, %id, method, "cannot answer the server's request");
         }
+    }
+
+    /// Refuses a 2025-11-25 server's request while too many others wait for the handler.
+    async fn refuse(&self, id: RequestId, method: &str) {
+        let waiting = self.max_server_requests;
+        tracing::debug!(%id, method, waiting, "a server request refused: too many wait for an answer");
+        let error = Error::new(
+            crate::error::ErrorCode::InternalError,
+            format!("the client is already answering {waiting} of this server's requests: try again later"),
+        );
+        let body = jsonrpc::encode_error(Some(&id), &error);
+        self.send_answer(id, method, body).await;
     }
 
     async fn respond(&self, method: &str, params: Option<Box<RawValue>>) -> Result<Box<RawValue>, Error> {

@@ -6,12 +6,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
 use super::error::ClientError;
 use super::link::{Link, Sending};
 use super::message::{Protocol, Stamp};
-use super::transport::Event;
+use super::transport::EventQueue;
 use super::transport::{Outbound, OutboundKind, TransportError};
 use crate::error::ErrorCode;
 use crate::jsonrpc;
@@ -71,7 +70,7 @@ pub(crate) struct Opening {
 pub(crate) struct Settled {
     pub(crate) stamp: Stamp,
     pub(crate) hello: ServerHello,
-    pub(crate) events: mpsc::UnboundedReceiver<Event>,
+    pub(crate) events: EventQueue,
 }
 
 /// Why a probe did not settle on a modern server.
@@ -96,11 +95,7 @@ impl Opening {
     }
 
     /// Settles on a protocol over `link`, as the lifecycle says.
-    pub(crate) async fn settle(
-        &self,
-        link: &mut Link,
-        mut events: mpsc::UnboundedReceiver<Event>,
-    ) -> Result<Settled, ClientError> {
+    pub(crate) async fn settle(&self, link: &mut Link, mut events: EventQueue) -> Result<Settled, ClientError> {
         let legacy_version = match &self.version {
             Some(v) if LEGACY_PROTOCOL_VERSIONS.contains(&v.as_str()) => v.clone(),
             _ => LEGACY_PROTOCOL_VERSIONS[0].to_owned(),
@@ -138,7 +133,7 @@ impl Opening {
             Err(Probe::Legacy { reopen, .. }) => reopen,
         };
         if reopen {
-            events = link.reopen().await.map_err(|e| ClientError::transport("connect", e))?;
+            events = link.reopen().await.map_err(|e| ClientError::from_transport("connect", e))?;
         }
         match self.handshake(link, &legacy_version).await {
             Ok((stamp, initialized)) => Ok(Settled { stamp, hello: ServerHello::Initialized(initialized), events }),
@@ -217,12 +212,10 @@ impl Opening {
         let method = Method::ServerDiscover.name();
         let id = link.next_id();
         let body = stamp.request(&id, method, &EmptyParams::default(), None).expect("discover params serialize");
-        let outbound = Outbound {
-            body,
-            kind: OutboundKind::Request(id.clone()),
-            headers: stamp.headers(method, None, Vec::new()),
-        };
-        link.request(id, Sending { method: method.into(), outbound, timeout, always_notify: false }).await
+        let mut outbound = Outbound::new(body, OutboundKind::Request(id.clone()));
+        outbound.headers = stamp.headers(method, None, Vec::new());
+        let sending = Sending { method: method.into(), outbound, timeout, always_notify: false, open_ended: false };
+        link.request(id, sending).await
     }
 
     /// `initialize` offering `version`, then `notifications/initialized`.
@@ -232,12 +225,15 @@ impl Opening {
         let params = InitializeRequestParams::new(version, self.capabilities.clone(), self.info.clone());
         let id = link.next_id();
         let body = stamp.request(&id, method, &params, None).expect("initialize params serialize");
-        let outbound = Outbound {
-            body,
-            kind: OutboundKind::Request(id.clone()),
-            headers: stamp.headers(method, None, Vec::new()),
+        let mut outbound = Outbound::new(body, OutboundKind::Request(id.clone()));
+        outbound.headers = stamp.headers(method, None, Vec::new());
+        let sending = Sending {
+            method: method.into(),
+            outbound,
+            timeout: self.request_timeout,
+            always_notify: true,
+            open_ended: false,
         };
-        let sending = Sending { method: method.into(), outbound, timeout: self.request_timeout, always_notify: true };
         let raw = link.request(id, sending).await?;
         let result: InitializeResult =
             serde_json::from_str(raw.get()).map_err(|e| ClientError::unexpected(method, e.to_string()))?;
@@ -251,7 +247,7 @@ impl Opening {
         let initialized = jsonrpc::encode_notification(Method::NotificationsInitialized, &EmptyParams::default());
         let mut outbound = Outbound::new(initialized, OutboundKind::Notification);
         outbound.headers = stamp.headers(Method::NotificationsInitialized.name(), None, Vec::new());
-        link.transport.send(outbound).await.map_err(|e| ClientError::transport(method, e))?;
+        link.transport.send(outbound).await.map_err(|e| ClientError::from_transport(method, e))?;
         Ok((stamp, result))
     }
 }

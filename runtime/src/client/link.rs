@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
 use super::error::ClientError;
+use super::limits::Limits;
 use super::transport::{ClientTransport, Outbound, OutboundKind, TransportError};
-use super::transport::{Event, Inbox};
+use super::transport::{EventQueue, Inbox};
 use crate::jsonrpc::{self, RequestId};
 use crate::method::Method;
 use crate::model::CancelledNotificationParams;
@@ -20,6 +20,7 @@ use crate::model::CancelledNotificationParams;
 pub(crate) struct Link {
     pub(crate) transport: Arc<dyn ClientTransport>,
     pub(crate) inbox: Inbox,
+    pub(crate) limits: Limits,
     next_id: AtomicI64,
 }
 
@@ -34,23 +35,27 @@ pub(crate) struct Sending {
     /// Whether a cancel must be sent even when the transport closed the exchange (a
     /// 2025-11-25 session reads only `notifications/cancelled`).
     pub(crate) always_notify: bool,
+    /// Whether the answer may stay silent for as long as it likes (a listen stream): the
+    /// idle timeout does not apply to it.
+    pub(crate) open_ended: bool,
 }
 
 impl Link {
     /// Opens `transport`; its events arrive on the receiver.
     pub(crate) async fn open(
         transport: Arc<dyn ClientTransport>,
-    ) -> Result<(Link, mpsc::UnboundedReceiver<Event>), TransportError> {
-        let (inbox, events) = Inbox::new();
+        limits: Limits,
+    ) -> Result<(Link, EventQueue), TransportError> {
+        let (inbox, events) = Inbox::new(limits.max_message_size);
         transport.open(inbox.clone()).await?;
-        Ok((Link { transport, inbox, next_id: AtomicI64::new(1) }, events))
+        Ok((Link { transport, inbox, limits, next_id: AtomicI64::new(1) }, events))
     }
 
     /// Starts over: the transport is closed and opened again, with a new inbox (whatever the
     /// old connection still says goes nowhere).
-    pub(crate) async fn reopen(&mut self) -> Result<mpsc::UnboundedReceiver<Event>, TransportError> {
+    pub(crate) async fn reopen(&mut self) -> Result<EventQueue, TransportError> {
         self.transport.close().await;
-        let (inbox, events) = Inbox::new();
+        let (inbox, events) = Inbox::new(self.limits.max_message_size);
         self.transport.open(inbox.clone()).await?;
         self.inbox = inbox;
         Ok(events)
@@ -64,13 +69,16 @@ impl Link {
     /// Sends a request and waits for its answer: the raw result, or the error that says why
     /// there is none. Dropping the future cancels the request.
     pub(crate) async fn request(&self, id: RequestId, sending: Sending) -> Result<Box<RawValue>, ClientError> {
-        let Sending { method, outbound, timeout, always_notify } = sending;
+        let Sending { method, mut outbound, timeout, always_notify, open_ended } = sending;
+        if !open_ended {
+            outbound.idle_timeout = self.limits.idle_timeout;
+        }
         let answer = self.inbox.expect(id.clone());
         let mut waiting = Waiting { link: self, id, done: false, always_notify };
         if let Err(error) = self.transport.send(outbound).await {
             waiting.done = true;
             self.inbox.forget(&waiting.id);
-            return Err(ClientError::transport(method, error));
+            return Err(ClientError::from_transport(method, error));
         }
         let answer = match timeout {
             None => answer.await,
@@ -81,11 +89,16 @@ impl Link {
             },
         };
         waiting.done = true;
+        // What the server sent before its answer (a log line, a progress) is handled before
+        // the caller sees the answer, not after.
+        if answer.is_ok() {
+            self.inbox.caught_up().await;
+        }
         match answer {
             Ok(Ok(Ok(result))) => Ok(result),
             Ok(Ok(Err(error))) => Err(ClientError::Protocol { method, error: Box::new(error) }),
             Ok(Err(TransportError::Rejected { error, .. })) => Err(ClientError::Protocol { method, error }),
-            Ok(Err(error)) => Err(ClientError::transport(method, error)),
+            Ok(Err(error)) => Err(ClientError::from_transport(method, error)),
             Err(_) => Err(ClientError::transport(method, TransportError::Closed("the client was closed".into()))),
         }
     }

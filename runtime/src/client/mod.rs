@@ -50,18 +50,26 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
+#[cfg(feature = "client-http")]
+pub mod address;
 mod builder;
 mod cache;
 mod calls;
 mod error;
 mod events;
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing;
 mod handler;
 mod lifecycle;
+mod limits;
 mod link;
 mod listen;
 mod message;
 #[cfg(all(feature = "oauth", feature = "client-http"))]
 pub mod oauth;
+#[cfg(feature = "client-http")]
+mod reading;
 mod rounds;
 mod tasks;
 pub mod transport;
@@ -71,6 +79,10 @@ pub use calls::{ByHand, RoundByRound};
 pub use error::ClientError;
 pub use handler::{Asking, ClientHandler};
 pub use lifecycle::{Lifecycle, ServerHello};
+pub use limits::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_INPUT_REQUESTS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_SERVER_REQUESTS, Limit,
+    MAX_RETRY,
+};
 pub use listen::{Listening, Notice};
 pub use message::Protocol;
 pub use rounds::Resumable;
@@ -108,6 +120,7 @@ struct Connected {
     hello: ServerHello,
     handler: Arc<dyn DynHandler>,
     max_rounds: usize,
+    limits: limits::Limits,
     request_timeout: Option<Duration>,
     /// Whether the transport sends headers (HTTP): then a call of a tool sends its
     /// `Mcp-Param-*` headers, read from the tool's listed schema.
@@ -270,12 +283,15 @@ impl Client {
                 .map_err(|e| ClientError::unexpected(method.clone(), format!("the params do not serialize: {e}")))?;
             let headers =
                 if inner.headers { inner.stamp.headers(&method, subject, extra_headers.clone()) } else { Vec::new() };
-            let outbound = Outbound { body, kind: Kind::Request(id.clone()), headers };
+            let mut outbound = Outbound::new(body, Kind::Request(id.clone()));
+            outbound.headers = headers;
             let sending = Sending {
                 method: method.clone(),
                 outbound,
                 timeout: inner.request_timeout,
                 always_notify: protocol.is_legacy(),
+                // A listen stream is silent for as long as nothing changes.
+                open_ended: method == Method::SubscriptionsListen.name(),
             };
             match inner.link.request(id, sending).await {
                 // A modern server that says it speaks this very version refused it: once more,

@@ -6,6 +6,7 @@ use futures_util::future::try_join_all;
 
 use super::error::ClientError;
 use super::handler::{Asking, DynHandler};
+use super::limits::Limit;
 use crate::form::{FormViolation, fill_defaults, validate};
 use crate::model::{
     CallToolRequestParams, ElicitAction, ElicitRequestParams, GetPromptRequestParams, InputRequest, InputRequests,
@@ -33,12 +34,18 @@ macro_rules! resumable {
 
 resumable!(CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams);
 
-/// Answers every input request of `round`, concurrently; the first failure fails the round.
+/// Answers every input request of `round` of a call of `method`, concurrently; the first
+/// failure fails the round. A round asking more than `limit` requests is refused whole.
 pub(crate) async fn answer_round(
     handler: &dyn DynHandler,
     requests: InputRequests,
     round: usize,
+    (method, limit): (&'static str, usize),
 ) -> Result<InputResponses, ClientError> {
+    if requests.len() > limit {
+        let limit = Limit::InputRequests { asked: requests.len(), limit };
+        return Err(ClientError::OverLimit { method: method.into(), limit });
+    }
     let answers = requests.into_iter().map(|(key, request)| async move {
         let asking = Asking::new(key, round);
         let answer = answer(handler, &asking, request).await?;

@@ -150,7 +150,7 @@ pub use sqlite::{SqliteClaim, SqliteReplayStore};
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 #[cfg(feature = "postgres")]
-pub use postgres::{PostgresClaim, PostgresReplayStore};
+pub use postgres::{PostgresClaim, PostgresReplayStore, PostgresSettings};
 
 #[cfg(test)]
 mod tests {

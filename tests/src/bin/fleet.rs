@@ -38,6 +38,15 @@ runs as a task every 1.5 s. Meanwhile the faults come, one at a time, at random:
 - **rotate**: the signing key rotated by three rolling restarts (new key added as a verifier,
   then made the signer, then, once the states it signed have expired, the old key removed).
 
+The instances reach PostgreSQL over TLS, each verifying the server's certificate (its chain and
+its name, rustls's `verify-full`): the fleet makes a CA when it starts, has it sign the cluster's
+certificate for `localhost`, and gives its certificate to the instances in the URL
+(`--database 'postgres://postgres@localhost:PORT/fleet?sslmode=verify-full&sslrootcert=CA.pem'`).
+They tell each other of changes through the database, each notification sealed with the relay key
+of the shared `config.toml` (`[[relay.keys]]`, 32 random bytes in base64); one not sealed with a
+key of the ring is ignored. A relay key rotates as the state keys do (three rolling restarts: add
+the new key, seal with it, remove the old one); the README's \"The database link\" has the rest.
+
 Afterwards the checker reads what every client was told and the files left on disk: each note
 is one of the versions it could be given the answers (no success lost, nothing half-written,
 nothing created twice), each single-use state took effect at most once and was never refused

@@ -64,15 +64,17 @@ pub struct Fleet {
     health_token: String,
     /// The state keys (id, secret), in order, and the id of the one that signs.
     pub keys: (Vec<(String, String)>, String),
+    /// The secret of the relay key that seals the instances' change notifications.
+    relay_secret: String,
 }
 
 impl Fleet {
-    /// Seeds the data, starts the database, every instance and the balancer, and returns once
-    /// the balancer sees every instance up.
+    /// Seeds the data, starts the database (serving TLS, which the instances verify), every
+    /// instance and the balancer, and returns once the balancer sees every instance up.
     pub fn start(options: Options) -> Self {
         let _ = std::fs::remove_dir_all(&options.dir);
         std::fs::create_dir_all(&options.dir).expect("create the fleet's directory");
-        let cluster = Cluster::create(&options.dir.join("postgres"), free_port());
+        let cluster = Cluster::create_with_tls(&options.dir.join("postgres"), free_port());
         let data = options.dir.join("data");
         let seeded = std::process::Command::new(&options.binary)
             .args(["--data", data.to_str().expect("a UTF-8 path"), "--stdio"])
@@ -94,7 +96,8 @@ impl Fleet {
             .collect();
         let servers: Vec<(String, u16)> = instances.iter().map(|i| (i.name.clone(), i.port)).collect();
         let haproxy = Haproxy::start(&options.dir, &servers, &health_token);
-        let mut fleet = Fleet { options, data, instances, haproxy, cluster, token, health_token, keys };
+        let relay_secret = StateKey::generate_secret();
+        let mut fleet = Fleet { options, data, instances, haproxy, cluster, token, health_token, keys, relay_secret };
         fleet.write_config();
         for instance in &mut fleet.instances {
             instance.start();
@@ -130,6 +133,7 @@ impl Fleet {
         for (id, secret) in keys {
             text.push_str(&format!("\n[[state.keys]]\nid = \"{id}\"\nsecret = \"{secret}\"\n"));
         }
+        text.push_str(&format!("\n[[relay.keys]]\nid = \"r1\"\nsecret = \"{}\"\n", self.relay_secret));
         write_whole(&self.data.join("config.toml"), &text);
     }
 

@@ -38,7 +38,7 @@ pub fn markdown(title: &str, plan: &Plan, instances: usize, outcome: &Outcome) -
     let _ = writeln!(
         out,
         "- Fleet: {instances} instances of the notes server (debug build) sharing one data directory and one \
-         PostgreSQL, behind HAProxy (round-robin, health checks, `retry-on conn-failure`)"
+         PostgreSQL (over verified TLS), behind HAProxy (round-robin, health checks, `retry-on conn-failure`)"
     );
     let s = &plan.settings;
     let _ = writeln!(

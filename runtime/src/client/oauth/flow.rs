@@ -11,7 +11,7 @@ use sha2::Digest;
 
 use super::discovery::ServerMetadata;
 use super::registration::{Registered, authenticate, excerpt};
-use super::{Authorizer, LoginError};
+use super::{Authorizer, LoginError, requests};
 
 /// Tokens from one issuer for one resource.
 #[derive(Clone)]
@@ -76,8 +76,19 @@ pub(crate) async fn authorization_code(
     let Some(endpoint) = &server.authorization_endpoint else {
         return Err(LoginError::Authorization(format!("{} has no authorization endpoint", server.issuer)));
     };
-    if server.code_challenge_methods_supported.as_ref().is_some_and(|m| !m.iter().any(|m| m == "S256")) {
-        return Err(LoginError::Authorization(format!("{} does not support PKCE with S256", server.issuer)));
+    // The revision: a server that does not list its PKCE methods does not support PKCE, and
+    // the client must not go on without it.
+    match &server.code_challenge_methods_supported {
+        None => {
+            return Err(LoginError::Authorization(format!(
+                "{} does not say it supports PKCE (its metadata has no code_challenge_methods_supported): refused",
+                server.issuer
+            )));
+        }
+        Some(methods) if !methods.iter().any(|m| m == "S256") => {
+            return Err(LoginError::Authorization(format!("{} does not support PKCE with S256", server.issuer)));
+        }
+        Some(_) => {}
     }
     let verifier = random(48)?;
     let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()));
@@ -188,16 +199,13 @@ async fn token(
     mut form: Vec<(&'static str, String)>,
 ) -> Result<Grant, LoginError> {
     let endpoint = &server.token_endpoint;
-    let request = authenticate(http.post(endpoint), &mut form, client, &server.issuer)?;
-    let response = request
+    let url = Url::parse(endpoint).map_err(|e| LoginError::Token(format!("{endpoint:?} is not a URL: {e}")))?;
+    let request = authenticate(http.post(url.clone()), &mut form, client, &server.issuer)?
         .header(reqwest::header::ACCEPT, "application/json")
         .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(form_body(&form))
-        .send()
-        .await
-        .map_err(|e| LoginError::Token(format!("cannot reach {endpoint}: {e}")))?;
-    let status = response.status();
-    let text = response.text().await.unwrap_or_default();
+        .body(form_body(&form));
+    let answer = requests::send(request, &url).await.map_err(LoginError::Token)?;
+    let (status, text) = (answer.status, answer.text());
     if !status.is_success() {
         return Err(match serde_json::from_str::<TokenRefusal>(&text) {
             Ok(refusal) if refusal.error == "invalid_grant" => LoginError::LoginAgain(format!(
@@ -243,6 +251,31 @@ mod tests {
             "authorization_response_iss_parameter_supported": advertises_iss,
         }))
         .unwrap()
+    }
+
+    struct Never;
+
+    impl Authorizer for Never {
+        fn authorize<'a>(&'a self, _: &'a str, _: &'a str) -> crate::future::BoxFuture<'a, Result<String, LoginError>> {
+            Box::pin(async { panic!("a person was asked to authorize without PKCE") })
+        }
+    }
+
+    #[tokio::test]
+    async fn no_person_is_sent_to_a_server_that_does_not_list_pkce() {
+        let mut metadata = server(false);
+        metadata.authorization_endpoint = Some("http://as/authorize".into());
+        let client = Registered { client_id: "c".into(), secret: None, method: "none".into(), key: None };
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::new();
+        let refused =
+            authorization_code(&http, &Never, &metadata, &client, "http://127.0.0.1/cb", "http://mcp", None).await;
+        let message = refused.unwrap_err().to_string();
+        assert!(message.contains("does not say it supports PKCE"), "{message}");
+        metadata.code_challenge_methods_supported = Some(vec!["plain".into()]);
+        let refused =
+            authorization_code(&http, &Never, &metadata, &client, "http://127.0.0.1/cb", "http://mcp", None).await;
+        assert!(refused.unwrap_err().to_string().contains("S256"));
     }
 
     #[test]

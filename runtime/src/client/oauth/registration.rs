@@ -7,11 +7,11 @@ use base64::Engine;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::LoginError;
 use super::discovery::ServerMetadata;
+use super::{LoginError, requests};
 
 /// A client's credentials at one issuer.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Registered {
     pub(crate) client_id: String,
     pub(crate) secret: Option<String>,
@@ -21,11 +21,16 @@ pub(crate) struct Registered {
     pub(crate) key: Option<(String, jsonwebtoken::Algorithm)>,
 }
 
-/// What the application registered beforehand, for one issuer or any.
-#[derive(Clone, Debug)]
-pub(crate) struct Preregistered {
-    pub(crate) issuer: Option<String>,
-    pub(crate) client: Registered,
+impl std::fmt::Debug for Registered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A secret or a private key never appears in a debug string.
+        f.debug_struct("Registered")
+            .field("client_id", &self.client_id)
+            .field("method", &self.method)
+            .field("secret", &self.secret.as_ref().map(|_| "…"))
+            .field("key", &self.key.as_ref().map(|(_, algorithm)| algorithm))
+            .finish()
+    }
 }
 
 /// The method to use with a secret (or without) at `server`: one it advertises, the client's
@@ -77,15 +82,12 @@ pub(crate) async fn register(
     if let Some(scope) = scope {
         body["scope"] = scope.into();
     }
-    let response = http
-        .post(endpoint)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .map_err(|e| LoginError::Registration(format!("cannot reach {endpoint}: {e}")))?;
-    let status = response.status();
-    let text = response.text().await.unwrap_or_default();
+    let url = reqwest::Url::parse(endpoint)
+        .map_err(|e| LoginError::Registration(format!("{endpoint:?} is not a URL: {e}")))?;
+    let request =
+        http.post(url.clone()).header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_string());
+    let answer = requests::send(request, &url).await.map_err(LoginError::Registration)?;
+    let (status, text) = (answer.status, answer.text());
     if !status.is_success() {
         return Err(LoginError::Registration(format!(
             "{endpoint} refused the registration: HTTP {status}: {}",

@@ -1,17 +1,23 @@
 //! Where a transport delivers what the server sends: answers go straight to the request that
 //! waits for them, by id; notifications and a 2025-11-25 server's own requests go to the
-//! client's event task in arrival order.
+//! client's event task in arrival order, a bounded number at a time.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::TransportError;
 use super::watched::{Traffic, Watch};
+use crate::client::limits::Limit;
 use crate::jsonrpc::{ErrorObject, RequestId};
+
+/// Notifications and server requests waiting for the event task at most: a server that sends
+/// them faster than the client handles them loses the excess (each dropped one logged).
+const MAX_QUEUED_EVENTS: usize = 4096;
 
 /// What a request gets back: its result, its JSON-RPC error, or why no answer came.
 pub(crate) type Delivery = Result<Result<Box<RawValue>, ErrorObject>, TransportError>;
@@ -34,6 +40,55 @@ impl std::fmt::Debug for Inbox {
 struct Routes {
     waiting: Mutex<HashMap<RequestId, oneshot::Sender<Delivery>, foldhash::fast::RandomState>>,
     events: mpsc::UnboundedSender<Event>,
+    /// Events sent and not yet received: bounds the channel, whose end-of-connection event
+    /// must never be refused.
+    queued: Arc<AtomicUsize>,
+    /// Events sent so far, and how many the event task has handled: an answer is handed over
+    /// only once what came before it was (a log line, a progress, before the result).
+    sent: AtomicU64,
+    handled: watch::Receiver<u64>,
+    /// Whether an event task handles the events yet (not while the protocol is settled).
+    consuming: Arc<AtomicBool>,
+    max_message_size: usize,
+}
+
+/// The receiving end of an inbox's events.
+#[derive(Debug)]
+pub(crate) struct EventQueue {
+    receiver: mpsc::UnboundedReceiver<Event>,
+    queued: Arc<AtomicUsize>,
+    received: u64,
+    handled: watch::Sender<u64>,
+    consuming: Arc<AtomicBool>,
+}
+
+impl EventQueue {
+    /// The next event, once there is one; `None` when every inbox is gone.
+    pub(crate) async fn recv(&mut self) -> Option<Event> {
+        let event = self.receiver.recv().await;
+        if matches!(event, Some(Event::Notification { .. } | Event::Request { .. })) {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+            self.received += 1;
+        }
+        event
+    }
+
+    /// The event task takes the events from now on.
+    pub(crate) fn consume(&self) {
+        self.consuming.store(true, Ordering::Release);
+    }
+
+    /// The event received last is handled.
+    pub(crate) fn handled(&self) {
+        self.handled.send_replace(self.received);
+    }
+}
+
+impl Drop for EventQueue {
+    fn drop(&mut self) {
+        // Nobody handles the events any more: nobody waits for them either.
+        self.consuming.store(false, Ordering::Release);
+    }
 }
 
 /// Something the server sent that is not an answer.
@@ -63,11 +118,47 @@ struct Message {
 }
 
 impl Inbox {
-    /// An inbox and the receiving end of its events.
-    pub(crate) fn new() -> (Inbox, mpsc::UnboundedReceiver<Event>) {
+    /// An inbox that takes messages of up to `max_message_size` bytes, and the receiving end
+    /// of its events.
+    pub(crate) fn new(max_message_size: usize) -> (Inbox, EventQueue) {
         let (events, receiver) = mpsc::unbounded_channel();
-        let routes = Routes { waiting: Mutex::new(HashMap::default()), events };
-        (Inbox { routes: Arc::new(routes), watch: None }, receiver)
+        let queued = Arc::new(AtomicUsize::new(0));
+        let consuming = Arc::new(AtomicBool::new(false));
+        let (handled, handled_receiver) = watch::channel(0);
+        let routes = Routes {
+            waiting: Mutex::new(HashMap::default()),
+            events,
+            queued: queued.clone(),
+            sent: AtomicU64::new(0),
+            handled: handled_receiver,
+            consuming: consuming.clone(),
+            max_message_size,
+        };
+        let queue = EventQueue { receiver, queued, received: 0, handled, consuming };
+        (Inbox { routes: Arc::new(routes), watch: None }, queue)
+    }
+
+    /// Waits until the event task has handled every event sent so far (when there is one).
+    pub(crate) async fn caught_up(&self) {
+        let sent = self.routes.sent.load(Ordering::Acquire);
+        let mut handled = self.routes.handled.clone();
+        while self.routes.consuming.load(Ordering::Acquire) && *handled.borrow_and_update() < sent {
+            if handled.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The largest message the client takes, in bytes: a transport reads no further than
+    /// this into one message (an answer's body, an event, a line) and fails it with
+    /// [`TransportError::OverLimit`] instead; [`Inbox::deliver`] refuses anything larger.
+    pub fn max_message_size(&self) -> usize {
+        self.routes.max_message_size
+    }
+
+    /// The error for a message over [`Inbox::max_message_size`].
+    pub fn too_large(&self) -> TransportError {
+        TransportError::OverLimit(Limit::MessageSize(self.routes.max_message_size))
     }
 
     /// The same inbox, every message shown to `watch` before it is delivered.
@@ -94,20 +185,26 @@ impl Inbox {
     }
 
     /// One message from the server, as it arrived. Returns an error, and delivers nothing,
-    /// when it is not a JSON-RPC message.
+    /// when it is not a JSON-RPC message or is larger than [`Inbox::max_message_size`].
     pub fn deliver(&self, bytes: &[u8]) -> Result<(), TransportError> {
+        if bytes.len() > self.routes.max_message_size {
+            return Err(self.too_large());
+        }
         if let Some(watch) = &self.watch {
             watch(Traffic::Received(bytes));
         }
-        let message: Message = serde_json::from_slice(bytes)
+        // A message is a JSON object of UTF-8 text, whatever members the reading skips (a
+        // derived reader takes an array too, and skips over bad bytes it does not keep).
+        let text = std::str::from_utf8(bytes).map_err(|e| TransportError::Malformed(format!("not UTF-8 text: {e}")))?;
+        if !text.trim_start().starts_with('{') {
+            let problem = format!("not a JSON object: {}", TransportError::body_excerpt(bytes));
+            return Err(TransportError::Malformed(problem));
+        }
+        let message: Message = serde_json::from_str(text)
             .map_err(|e| TransportError::Malformed(format!("{e}: {}", TransportError::body_excerpt(bytes))))?;
         match (message.method, message.id) {
-            (Some(method), Some(id)) => {
-                let _ = self.routes.events.send(Event::Request { id, method, params: message.params });
-            }
-            (Some(method), None) => {
-                let _ = self.routes.events.send(Event::Notification { method, params: message.params });
-            }
+            (Some(method), Some(id)) => self.queue(Event::Request { id, method, params: message.params }),
+            (Some(method), None) => self.queue(Event::Notification { method, params: message.params }),
             (None, Some(id)) => {
                 let answer = match (message.result, message.error) {
                     (Some(result), None) => Ok(result),
@@ -126,6 +223,25 @@ impl Inbox {
             }
         }
         Ok(())
+    }
+
+    /// Hands a notification or a server's request to the event task, unless too many wait.
+    fn queue(&self, event: Event) {
+        let queued = self.routes.queued.fetch_add(1, Ordering::Relaxed);
+        if queued >= MAX_QUEUED_EVENTS {
+            self.routes.queued.fetch_sub(1, Ordering::Relaxed);
+            let method = match &event {
+                Event::Notification { method, .. } | Event::Request { method, .. } => method.as_str(),
+                Event::Closed(_) => "",
+            };
+            tracing::warn!(method, "the server sends faster than the client handles: a message dropped");
+            return;
+        }
+        if self.routes.events.send(event).is_err() {
+            self.routes.queued.fetch_sub(1, Ordering::Relaxed);
+        } else {
+            self.routes.sent.fetch_add(1, Ordering::AcqRel);
+        }
     }
 
     /// The answer to `id` is this JSON-RPC error, whatever id the message itself carried (an

@@ -8,12 +8,15 @@
 //! ([`InProcess`](crate::transport::in_process::InProcess)).
 
 use std::fmt;
+use std::time::Duration;
 
+use super::limits::Limit;
 use super::message::Protocol;
 use crate::future::BoxFuture;
 use crate::jsonrpc::{ErrorObject, RequestId};
 
 mod child;
+mod event_stream;
 #[cfg(feature = "client-http")]
 mod http;
 mod inbox;
@@ -22,10 +25,11 @@ mod sse;
 mod watched;
 
 pub use child::ChildProcess;
+pub use event_stream::{EventStreamDecoder, ServerEvent};
 #[cfg(feature = "client-http")]
 pub use http::StreamableHttp;
-pub(crate) use inbox::Event;
 pub use inbox::Inbox;
+pub(crate) use inbox::{Event, EventQueue};
 pub use watched::Traffic;
 pub(crate) use watched::{Watch, Watched};
 
@@ -85,12 +89,16 @@ pub struct Outbound {
     /// (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), values already
     /// encoded. A transport without headers ignores them.
     pub headers: Vec<(String, String)>,
+    /// The longest silence the transport may wait through while it reads this request's
+    /// answer before it fails it with [`TransportError::TimedOut`]; `None`: no limit (a
+    /// listen stream, or a client without an idle timeout).
+    pub idle_timeout: Option<Duration>,
 }
 
 impl Outbound {
     /// A message of `kind` with no headers.
     pub fn new(body: Vec<u8>, kind: OutboundKind) -> Self {
-        Outbound { body, kind, headers: Vec::new() }
+        Outbound { body, kind, headers: Vec::new(), idle_timeout: None }
     }
 }
 
@@ -142,6 +150,28 @@ pub enum TransportError {
     /// Writing or reading failed.
     #[error("{0}")]
     Io(String),
+    /// What the server sent went over one of the client's limits; the rest was not read.
+    #[error("the server sent {0}")]
+    OverLimit(Limit),
+    /// Nothing came for too long: no connection, or silence in the middle of an answer.
+    #[error("no {waiting_for} within {after:?}")]
+    TimedOut {
+        /// What the client waited for (`a connection`, `the rest of the answer`).
+        waiting_for: String,
+        /// How long it waited.
+        after: Duration,
+    },
+    /// The server sent the request elsewhere (an HTTP redirect the client does not follow:
+    /// to another origin, or for OAuth metadata at all).
+    #[error("HTTP {status}: the server redirects to {location}, which the client does not follow{reason}")]
+    Redirected {
+        /// The status code.
+        status: u16,
+        /// Where the server pointed (as much as it said).
+        location: String,
+        /// Why not, when there is more to say than where it points.
+        reason: String,
+    },
 }
 
 fn excerpt(body: &str) -> String {
@@ -151,7 +181,8 @@ fn excerpt(body: &str) -> String {
 impl TransportError {
     /// The start of a body, at most 200 characters, for an error message.
     pub(crate) fn body_excerpt(body: &[u8]) -> String {
-        let text = String::from_utf8_lossy(body);
+        // Enough bytes for 200 characters of any width, not a copy of the whole body.
+        let text = String::from_utf8_lossy(&body[..body.len().min(800)]);
         let mut end = text.len().min(200);
         while !text.is_char_boundary(end) {
             end -= 1;

@@ -1,11 +1,13 @@
 //! A stdio server written the way users write them, for the end-to-end tests. One tool is
 //! built by hand to keep that path covered too.
 
+mod options;
+
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_rounds::changes::PostgresFanOut;
+use mcp_rounds::changes::{PostgresFanOut, RelayKey, RelayKeys};
 use mcp_rounds::form::{Choice, FormRequest};
 use mcp_rounds::middleware::{AuditLayer, RateLimitLayer, TimeoutLayer};
 use mcp_rounds::model::{CallToolResult, ClientCapabilities, ElicitationCapability, Resource, Tool};
@@ -21,6 +23,8 @@ use mcp_rounds::{
 };
 use schemars::JsonSchema;
 use serde::Serialize;
+
+use crate::options::{Options, options};
 
 #[derive(Serialize, JsonSchema)]
 struct Sum {
@@ -327,92 +331,6 @@ async fn asking_task(round: Round<TwoQuestions>, scope: TaskScope) -> Step<TwoQu
     }
 }
 
-/// Command-line options: `--only-tools` (no resources or prompts), `--modern-only` (no 2025-11-25 sessions), `--notes DIR` (the notes of
-/// `notes_delete`), `--replay-db FILE` (an SQLite replay store), `--state-key BASE64`,
-/// `--listen HOST:PORT` (HTTP instead of stdio), `--token TOKEN=PRINCIPAL` (bearer tokens;
-/// without any, HTTP is unauthenticated), `--max-body BYTES`, `--fan-out POSTGRES_URL` (relay
-/// change events to and from other instances), `--tasks` (the task tools, tasks in memory),
-/// `--task-db FILE` (the same, tasks in an SQLite file), `--task-lease-ms MS`.
-struct Options {
-    only_tools: bool,
-    modern_only: bool,
-    notes: PathBuf,
-    replay_db: Option<PathBuf>,
-    state_key: Option<String>,
-    listen: Option<String>,
-    tokens: Vec<(String, String)>,
-    max_body: Option<usize>,
-    fan_out: Option<String>,
-    tasks: bool,
-    task_db: Option<PathBuf>,
-    task_lease: Option<Duration>,
-    /// `--rate-limit N/SECONDS`: at most N requests per principal per SECONDS.
-    rate_limit: Option<(u32, Duration)>,
-    timeout: Option<Duration>,
-    /// Where the audit layer appends one JSON line per request.
-    audit: Option<PathBuf>,
-}
-
-fn options() -> Options {
-    let mut args = std::env::args().skip(1);
-    let mut options = Options {
-        only_tools: false,
-        modern_only: false,
-        notes: std::env::temp_dir(),
-        replay_db: None,
-        state_key: None,
-        listen: None,
-        tokens: Vec::new(),
-        max_body: None,
-        fan_out: None,
-        tasks: false,
-        task_db: None,
-        task_lease: None,
-        rate_limit: None,
-        timeout: None,
-        audit: None,
-    };
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--only-tools" => options.only_tools = true,
-            "--modern-only" => options.modern_only = true,
-            "--notes" => options.notes = args.next().expect("--notes DIR").into(),
-            "--replay-db" => options.replay_db = Some(args.next().expect("--replay-db FILE").into()),
-            "--state-key" => options.state_key = Some(args.next().expect("--state-key BASE64")),
-            "--listen" => options.listen = Some(args.next().expect("--listen HOST:PORT")),
-            "--token" => {
-                let pair = args.next().expect("--token TOKEN=PRINCIPAL");
-                let (token, principal) = pair.split_once('=').expect("--token TOKEN=PRINCIPAL");
-                options.tokens.push((token.to_owned(), principal.to_owned()));
-            }
-            "--max-body" => options.max_body = Some(args.next().expect("--max-body BYTES").parse().expect("a number")),
-            "--fan-out" => options.fan_out = Some(args.next().expect("--fan-out POSTGRES_URL")),
-            "--tasks" => options.tasks = true,
-            "--task-db" => {
-                options.tasks = true;
-                options.task_db = Some(args.next().expect("--task-db FILE").into());
-            }
-            "--task-lease-ms" => {
-                let ms = args.next().expect("--task-lease-ms MS").parse().expect("a number");
-                options.task_lease = Some(Duration::from_millis(ms));
-            }
-            "--rate-limit" => {
-                let spec = args.next().expect("--rate-limit N/SECONDS");
-                let (n, seconds) = spec.split_once('/').expect("--rate-limit N/SECONDS");
-                let period = Duration::from_secs(seconds.parse().expect("a number of seconds"));
-                options.rate_limit = Some((n.parse().expect("a number of requests"), period));
-            }
-            "--timeout-ms" => {
-                let ms = args.next().expect("--timeout-ms MS").parse().expect("a number");
-                options.timeout = Some(Duration::from_millis(ms));
-            }
-            "--audit" => options.audit = Some(args.next().expect("--audit FILE").into()),
-            other => panic!("unknown option {other}"),
-        }
-    }
-    options
-}
-
 /// An audit log of JSON lines: what the audit layer hands over, and nothing else.
 fn audit_to(path: PathBuf) -> AuditLayer {
     let file = std::sync::Mutex::new(std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap());
@@ -485,9 +403,15 @@ async fn main() -> std::io::Result<()> {
     let options = options();
     let (listen, tokens, max_body) = (options.listen.clone(), options.tokens.clone(), options.max_body);
     let fan_out = options.fan_out.clone();
+    // Fixed by default, as the state key is: instances of one test share it.
+    let relay_key = options.relay_key.clone().unwrap_or_else(|| mcp_rounds_tests::postgres::FIXTURE_RELAY_KEY.into());
     let server = server(options);
     let _relay = match fan_out {
-        Some(url) => Some(PostgresFanOut::start(server.changes(), &url).await.map_err(std::io::Error::other)?),
+        Some(url) => {
+            let key = RelayKey::from_base64("fixture", &relay_key).map_err(std::io::Error::other)?;
+            let keys = RelayKeys::new([key]).map_err(std::io::Error::other)?;
+            Some(PostgresFanOut::builder(server.changes(), keys).start(&url).await.map_err(std::io::Error::other)?)
+        }
         None => None,
     };
     let Some(address) = listen else { return Stdio::new().serve(&server).await };

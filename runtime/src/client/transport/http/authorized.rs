@@ -2,7 +2,8 @@
 //! refusal (401, or 403 `insufficient_scope`) answered by a new authorization and one more try,
 //! a bounded number of times.
 
-use super::{HttpState, connect_error};
+use super::HttpState;
+use crate::client::reading::within;
 use crate::client::transport::{Outbound, TransportError};
 
 impl HttpState {
@@ -10,15 +11,23 @@ impl HttpState {
     pub(super) async fn current_token(&self) -> Option<String> {
         #[cfg(feature = "oauth")]
         if let Some(login) = self.login.get() {
-            return login.token().await.ok().flatten();
+            return login.token(self.url()).await.ok().flatten();
         }
         None
     }
 
-    /// Sends `outbound` and returns the server's response (whatever its status).
+    /// Sends `outbound` and returns the server's response (whatever its status), its headers
+    /// within the message's idle timeout.
     #[cfg(not(feature = "oauth"))]
     pub(super) async fn exchange(&self, outbound: Outbound) -> Result<reqwest::Response, TransportError> {
-        self.post(&outbound.headers, outbound.body, None).send().await.map_err(|e| connect_error(&e))
+        self.send_once(&outbound, None).await
+    }
+
+    /// One POST of `outbound` with `token`, waiting for the answer's headers no longer than
+    /// its idle timeout.
+    async fn send_once(&self, outbound: &Outbound, token: Option<&str>) -> Result<reqwest::Response, TransportError> {
+        let request = self.post(&outbound.headers, outbound.body.clone(), token);
+        within(outbound.idle_timeout, "answer", request.send()).await?.map_err(|e| self.connect_error(&e))
     }
 
     /// Sends `outbound` with the current token; when the server refuses it, logs in again and
@@ -29,14 +38,13 @@ impl HttpState {
     pub(super) async fn exchange(&self, outbound: Outbound) -> Result<reqwest::Response, TransportError> {
         use crate::client::oauth::MAX_AUTHORIZATIONS_PER_REQUEST;
         let Some(login) = self.login.get() else {
-            return self.post(&outbound.headers, outbound.body, None).send().await.map_err(|e| connect_error(&e));
+            return self.send_once(&outbound, None).await;
         };
         let refused = |e: crate::client::oauth::LoginError| TransportError::Unauthorized(e.to_string());
         let mut authorizations = 0;
         loop {
-            let token = login.token().await.map_err(refused)?;
-            let request = self.post(&outbound.headers, outbound.body.clone(), token.as_deref());
-            let response = request.send().await.map_err(|e| connect_error(&e))?;
+            let token = login.token(self.url()).await.map_err(refused)?;
+            let response = self.send_once(&outbound, token.as_deref()).await?;
             if !matches!(response.status().as_u16(), 401 | 403) {
                 return Ok(response);
             }

@@ -1,29 +1,26 @@
 //! Streamable HTTP: each message its own POST, each answer a JSON body or a server-sent event
-//! stream. A 2025-11-25 session's id travels in `Mcp-Session-Id`, and its broken streams are
-//! resumed with `Last-Event-ID` after the server's `retry:`.
+//! stream, read within the client's limits. A 2025-11-25 session's id travels in
+//! `Mcp-Session-Id`, and its broken streams are resumed with `Last-Event-ID` after the
+//! server's `retry:`. Redirects are followed only within the server's origin: the headers the
+//! application gave go to no one else.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use serde::Deserialize;
+use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 
-use super::sse::{Position, read_events};
 use super::{ClientTransport, Inbox, Outbound, OutboundKind, TransportError};
 use crate::client::Protocol;
+use crate::client::limits::DEFAULT_CONNECT_TIMEOUT;
 #[cfg(feature = "oauth")]
 use crate::client::oauth::Login;
 use crate::future::BoxFuture;
-use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::jsonrpc::RequestId;
 
-/// How long to wait before resuming a broken stream when the server did not say (`retry:`).
-const DEFAULT_RETRY: Duration = Duration::from_secs(1);
-
-/// Times a broken stream is resumed for one request before the request fails.
-const MAX_RESUMPTIONS: usize = 5;
-
+mod answer;
 mod authorized;
+mod clients;
 
 const SESSION_ID: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -49,12 +46,15 @@ pub struct StreamableHttp {
     custom: Vec<(String, String)>,
     bearer: Option<String>,
     client: Option<reqwest::Client>,
+    connect_timeout: Duration,
     shared: Arc<HttpState>,
 }
 
 struct HttpState {
     url: OnceLock<reqwest::Url>,
     http: OnceLock<reqwest::Client>,
+    /// How long a connection may take (for the message of a connect timeout).
+    connect_timeout: Duration,
     /// Sent with every message: `Accept`, the custom headers, the bearer token.
     fixed: OnceLock<HeaderMap>,
     /// A 2025-11-25 session's id, once the server gave one.
@@ -94,9 +94,11 @@ impl StreamableHttp {
             custom: Vec::new(),
             bearer: None,
             client: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             shared: Arc::new(HttpState {
                 url: OnceLock::new(),
                 http: OnceLock::new(),
+                connect_timeout: DEFAULT_CONNECT_TIMEOUT,
                 fixed: OnceLock::new(),
                 session: Mutex::new(None),
                 inbox: Mutex::new(None),
@@ -130,10 +132,27 @@ impl StreamableHttp {
         self
     }
 
-    /// Uses this `reqwest` client (its proxies, timeouts, TLS roots) instead of the default
-    /// one, which trusts the system's root certificates.
+    /// Uses this `reqwest` client (its proxies, timeouts, TLS roots) instead of the crate's
+    /// own, which trusts the system's root certificates, connects within
+    /// [`connect_timeout`](Self::connect_timeout), follows redirects only within the server's
+    /// origin and none for OAuth.
+    ///
+    /// The client's limits hold with it too (an answer is read within them, and an answer
+    /// from another origin than the server's is refused), but headers go where *its* redirect
+    /// policy sends them: give it `reqwest::redirect::Policy::none()` unless you trust every
+    /// server it will talk to.
     pub fn with_client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);
+        self
+    }
+
+    /// How long the crate's own HTTP client waits for a connection, TLS included (default
+    /// 10 s); a client given to [`with_client`](Self::with_client) has its own.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.connect_timeout = timeout;
+        }
         self
     }
 
@@ -159,215 +178,24 @@ impl StreamableHttp {
             value.set_sensitive(true);
             fixed.insert(AUTHORIZATION, value);
         }
-        let http = match &self.client {
-            Some(client) => client.clone(),
-            None => default_client()?,
+        let (http, oauth) = match &self.client {
+            Some(client) => (client.clone(), client.clone()),
+            None => {
+                let built = clients::build(self.connect_timeout)?;
+                (built.mcp, built.oauth)
+            }
         };
         #[cfg(feature = "oauth")]
         if let Some(login) = self.shared.login.get() {
-            login.attach(&http);
+            login.attach(&oauth);
         }
+        #[cfg(not(feature = "oauth"))]
+        drop(oauth);
         let _ = self.shared.url.set(url);
         let _ = self.shared.fixed.set(fixed);
         let _ = self.shared.http.set(http);
         Ok(())
     }
-}
-
-/// A client trusting the system's root certificates, TLS by rustls with ring.
-fn default_client() -> Result<reqwest::Client, TransportError> {
-    let mut roots = rustls::RootCertStore::empty();
-    let found = rustls_native_certs::load_native_certs();
-    let (added, _) = roots.add_parsable_certificates(found.certs);
-    if added == 0 {
-        tracing::debug!("no system root certificates: https:// servers will not verify");
-    }
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| TransportError::Connect(format!("cannot configure TLS: {e}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .build()
-        .map_err(|e| TransportError::Connect(format!("cannot build the HTTP client: {e}")))
-}
-
-impl HttpState {
-    /// The POST of a message, with `token` as its bearer token if given.
-    fn post(
-        &self,
-        message_headers: &[(String, String)],
-        body: Vec<u8>,
-        token: Option<&str>,
-    ) -> reqwest::RequestBuilder {
-        let mut headers = self.fixed.get().cloned().unwrap_or_default();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(value) = token.and_then(bearer_value) {
-            headers.insert(AUTHORIZATION, value);
-        }
-        for (name, value) in message_headers {
-            match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
-                (Ok(name), Ok(value)) => {
-                    headers.insert(name, value);
-                }
-                _ => tracing::warn!(header = %name, "a header the client built is not valid HTTP: left out"),
-            }
-        }
-        if let Some(session) = lock(&self.session).clone() {
-            headers.insert(SESSION_ID, session);
-        }
-        self.http().post(self.url().clone()).headers(headers).body(body)
-    }
-
-    fn http(&self) -> &reqwest::Client {
-        self.http.get().expect("opened before use")
-    }
-
-    fn url(&self) -> &reqwest::Url {
-        self.url.get().expect("opened before use")
-    }
-
-    fn remember_session(&self, response: &reqwest::Response) {
-        if let Some(session) = response.headers().get(SESSION_ID) {
-            *lock(&self.session) = Some(session.clone());
-        }
-    }
-
-    /// Reads the answer to request `id` from `response`, resuming a broken 2025-11-25 stream.
-    async fn answer(&self, id: &RequestId, response: reqwest::Response, inbox: &Inbox) {
-        self.remember_session(&response);
-        let status = response.status();
-        if !status.is_success() {
-            let body = response.bytes().await.unwrap_or_default();
-            let error = match serde_json::from_slice::<ErrorBody>(&body) {
-                Ok(ErrorBody { error }) => TransportError::Rejected { status: status.as_u16(), error: Box::new(error) },
-                Err(_) => TransportError::Status { status: status.as_u16(), body: TransportError::body_excerpt(&body) },
-            };
-            let _ = inbox.failed(id, error);
-            return;
-        }
-        if !is_event_stream(&response) {
-            match response.bytes().await {
-                Ok(body) if body.trim_ascii().is_empty() => {
-                    let _ = inbox.failed(id, TransportError::Malformed(format!("HTTP {status} without an answer")));
-                }
-                Ok(body) => {
-                    if let Err(error) = inbox.deliver(&body) {
-                        let _ = inbox.failed(id, error);
-                    }
-                }
-                Err(e) => {
-                    let _ = inbox.failed(id, TransportError::Io(format!("cannot read the answer: {e}")));
-                }
-            }
-            return self.unanswered(id, inbox, "the answer named no request of this client");
-        }
-        let mut position = Position::default();
-        let mut body = http::Response::from(response).into_body();
-        for _ in 0..=MAX_RESUMPTIONS {
-            let ended = read_events(body, inbox, &mut position, Some(id)).await;
-            if !inbox.awaits(id) {
-                return;
-            }
-            let session = lock(&self.session).is_some();
-            let (Some(last), true) = (position.last_event_id.clone(), session) else {
-                let why = ended.err().unwrap_or_else(|| "it ended".to_owned());
-                let _ = inbox.failed(id, TransportError::Closed(format!("the answer's stream broke off: {why}")));
-                return;
-            };
-            tokio::time::sleep(position.retry.unwrap_or(DEFAULT_RETRY)).await;
-            let resumed = self.get_stream(Some(&last)).await;
-            match resumed {
-                Ok(response) if response.status().is_success() && is_event_stream(&response) => {
-                    body = http::Response::from(response).into_body();
-                }
-                Ok(response) => {
-                    let status = response.status().as_u16();
-                    let body = TransportError::body_excerpt(&response.bytes().await.unwrap_or_default());
-                    let _ = inbox.failed(id, TransportError::Status { status, body });
-                    return;
-                }
-                Err(e) => {
-                    let _ = inbox.failed(id, TransportError::Closed(format!("cannot resume the stream: {e}")));
-                    return;
-                }
-            }
-        }
-        self.unanswered(id, inbox, "the stream broke off too many times")
-    }
-
-    /// A GET for a 2025-11-25 session's stream, resuming after `last_event_id` if given.
-    async fn get_stream(&self, last_event_id: Option<&str>) -> reqwest::Result<reqwest::Response> {
-        let mut headers = self.fixed.get().cloned().unwrap_or_default();
-        if let Some(value) = self.current_token().await.as_deref().and_then(bearer_value) {
-            headers.insert(AUTHORIZATION, value);
-        }
-        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        if let Some(session) = lock(&self.session).clone() {
-            headers.insert(SESSION_ID, session);
-        }
-        if let Some(version) = lock(&self.legacy_version).clone() {
-            headers.insert(PROTOCOL_VERSION, version);
-        }
-        if let Some(last) = last_event_id.and_then(|l| HeaderValue::from_str(l).ok()) {
-            headers.insert(LAST_EVENT_ID, last);
-        }
-        self.http().get(self.url().clone()).headers(headers).send().await
-    }
-
-    /// Reads the session's standalone stream, resuming it when it breaks off after an event
-    /// id, until it ends for good.
-    async fn standalone(&self, mut response: reqwest::Response, inbox: Inbox) {
-        let mut position = Position::default();
-        for _ in 0..=MAX_RESUMPTIONS {
-            let body = http::Response::from(response).into_body();
-            let _ = read_events(body, &inbox, &mut position, None).await;
-            let Some(last) = position.last_event_id.clone() else { return };
-            tokio::time::sleep(position.retry.unwrap_or(DEFAULT_RETRY)).await;
-            match self.get_stream(Some(&last)).await {
-                Ok(next) if next.status().is_success() && is_event_stream(&next) => response = next,
-                _ => return,
-            }
-        }
-    }
-
-    fn unanswered(&self, id: &RequestId, inbox: &Inbox, why: &str) {
-        if inbox.awaits(id) {
-            let _ = inbox.failed(id, TransportError::Malformed(why.to_owned()));
-        }
-    }
-}
-
-#[derive(Deserialize)]
-struct ErrorBody {
-    error: ErrorObject,
-}
-
-fn is_event_stream(response: &reqwest::Response) -> bool {
-    response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
-}
-
-/// `Bearer {token}`, marked sensitive (never shown in a debug string).
-fn bearer_value(token: &str) -> Option<HeaderValue> {
-    let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
-    value.set_sensitive(true);
-    Some(value)
-}
-
-fn connect_error(error: &reqwest::Error) -> TransportError {
-    // The chain of causes says what failed (refused, DNS, TLS); reqwest's own text does not.
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text = format!("{text}: {cause}");
-        source = cause.source();
-    }
-    if error.is_connect() { TransportError::Connect(text) } else { TransportError::Io(text) }
 }
 
 impl ClientTransport for StreamableHttp {
@@ -391,9 +219,10 @@ impl ClientTransport for StreamableHttp {
                     let shared = self.shared.clone();
                     let task_id = id.clone();
                     let mut exchanges = lock(&self.shared.exchanges);
+                    let idle = message.idle_timeout;
                     let task = tokio::spawn(async move {
                         match shared.exchange(message).await {
-                            Ok(response) => shared.answer(&task_id, response, &inbox).await,
+                            Ok(response) => shared.answer(&task_id, response, &inbox, idle).await,
                             Err(error) => {
                                 let _ = inbox.failed(&task_id, error);
                             }
@@ -405,13 +234,7 @@ impl ClientTransport for StreamableHttp {
                 }
                 OutboundKind::Notification | OutboundKind::Response => {
                     let response = self.shared.exchange(message).await?;
-                    self.shared.remember_session(&response);
-                    let status = response.status();
-                    if status.is_success() {
-                        return Ok(());
-                    }
-                    let body = TransportError::body_excerpt(&response.bytes().await.unwrap_or_default());
-                    Err(TransportError::Status { status: status.as_u16(), body })
+                    self.shared.acknowledged(response, &inbox).await
                 }
             }
         })
@@ -453,7 +276,7 @@ impl ClientTransport for StreamableHttp {
             // so the client waits until it is open; a server without one answers 404 or 405.
             let opened = tokio::time::timeout(STANDALONE_TIMEOUT, self.shared.get_stream(None)).await;
             match opened {
-                Ok(Ok(response)) if response.status().is_success() && is_event_stream(&response) => {
+                Ok(Ok(response)) if self.shared.opens_stream(&response) => {
                     let shared = self.shared.clone();
                     let task = tokio::spawn(async move { shared.standalone(response, inbox).await });
                     if let Some(old) = lock(&self.shared.standalone).replace(task.abort_handle()) {

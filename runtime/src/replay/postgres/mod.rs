@@ -10,10 +10,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::NoTls;
 
 use super::{PendingClaim, ReplayStore, StoreError, millis};
 use crate::future::BoxFuture;
+
+mod settings;
+mod tls;
+
+pub use settings::PostgresSettings;
 
 /// Expired nonces are pruned this long after they expire, so that clocks of different
 /// machines that disagree a little never let a state outlive its nonce.
@@ -44,13 +48,29 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX mcp_rounds_tasks_expiry ON mcp_rounds_tasks (expires_at);",
 ];
 
-pub(crate) fn error(e: impl std::fmt::Display) -> StoreError {
-    StoreError(e.to_string())
+pub(crate) fn error(e: impl std::error::Error) -> StoreError {
+    StoreError(describe(&e))
+}
+
+/// An error and what caused it, each said once: tokio-postgres and the pool keep the reason a
+/// connection failed (a certificate refused, say) in the cause, not in their own message.
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let said = inner.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = inner.source();
+    }
+    text
 }
 
 /// A pooled connection, or why there is none.
 pub(crate) async fn connection(pool: &Pool) -> Result<Object, StoreError> {
-    pool.get().await.map_err(|e| StoreError(format!("cannot reach PostgreSQL: {e}")))
+    pool.get().await.map_err(|e| StoreError(format!("cannot reach PostgreSQL: {}", describe(&e))))
 }
 
 /// Runs `statement` (a `DELETE` of at most `$2` rows that expired before `$1`, skipping rows
@@ -66,7 +86,9 @@ pub(crate) async fn delete_in_batches(conn: &Object, statement: &str, cutoff: i6
     }
 }
 
-/// Nonces in PostgreSQL, for many server instances behind a load balancer.
+/// Nonces in PostgreSQL, for many server instances behind a load balancer. Its connections are
+/// secured as its [`PostgresSettings`] say: verified TLS unless the URL says `sslmode=disable`
+/// or the database is on this machine.
 ///
 /// ```no_run
 /// use mcp_rounds::Server;
@@ -91,8 +113,9 @@ impl std::fmt::Debug for PostgresReplayStore {
 }
 
 impl PostgresReplayStore {
-    /// Connects to the database at `url` (`postgres://user:password@host:port/database`),
-    /// creating or migrating its tables. Fails when the database cannot be reached.
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`, TLS as
+    /// [`PostgresSettings`] reads it), creating or migrating its tables. Fails when the database
+    /// cannot be reached.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         Self::connect_with(url, 32).await
     }
@@ -100,15 +123,23 @@ impl PostgresReplayStore {
     /// [`connect`](Self::connect) with at most `max_connections` connections; a claim holds
     /// one while its tool runs.
     pub async fn connect_with(url: &str, max_connections: usize) -> Result<Self, StoreError> {
-        let mut config: tokio_postgres::Config =
-            url.parse().map_err(|e| StoreError(format!("invalid PostgreSQL URL: {e}")))?;
+        Self::connect_settings(&PostgresSettings::from_url(url)?, max_connections).await
+    }
+
+    /// [`connect_with`](Self::connect_with) settings read already (a CA file added, say).
+    pub async fn connect_settings(settings: &PostgresSettings, max_connections: usize) -> Result<Self, StoreError> {
+        let mut config = settings.config();
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
         }
         if config.get_application_name().is_none() {
             config.application_name("mcp-rounds");
         }
-        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let manager = Manager::from_config(
+            config,
+            settings.connector(),
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
         let pool = Pool::builder(manager)
             .max_size(max_connections.max(1))
             .runtime(Runtime::Tokio1)
