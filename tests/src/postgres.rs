@@ -177,6 +177,8 @@ pub struct Cluster {
     pub port: u16,
     /// The certificate of the CA that signed its server certificate, when it serves TLS.
     ca_file: Option<PathBuf>,
+    /// Whether a commit waits for its WAL to be written (`synchronous_commit=on`).
+    durable: bool,
 }
 
 /// The server certificate's one name: loopback, by name, and not `127.0.0.1`.
@@ -186,21 +188,28 @@ impl Cluster {
     /// Creates and starts a cluster in `dir` (which it owns: anything there is replaced) on
     /// `port`, with one empty database, `fleet`.
     pub fn create(dir: &Path, port: u16) -> Self {
-        Self::make(dir, port, false)
+        Self::make(dir, port, false, false)
     }
 
     /// [`create`](Self::create), serving TLS too (plain connections stay allowed) with a
     /// certificate for [`TLS_HOST`] alone, signed by a CA made here whose certificate is
     /// [`ca_file`](Self::ca_file).
     pub fn create_with_tls(dir: &Path, port: u16) -> Self {
-        Self::make(dir, port, true)
+        Self::make(dir, port, true, false)
     }
 
-    fn make(dir: &Path, port: u16, tls: bool) -> Self {
+    /// [`create_with_tls`](Self::create_with_tls), with `synchronous_commit=on`: a commit
+    /// answered before the server crashes survives it (the tests' other clusters skip that wait).
+    /// `fsync` stays off: it matters only when the machine itself loses power.
+    pub fn create_durable(dir: &Path, port: u16) -> Self {
+        Self::make(dir, port, true, true)
+    }
+
+    fn make(dir: &Path, port: u16, tls: bool, durable: bool) -> Self {
         let _ = fs::remove_dir_all(dir);
         init(dir);
         let ca_file = tls.then(|| write_tls_files(dir));
-        let cluster = Cluster { dir: dir.to_path_buf(), port, ca_file };
+        let cluster = Cluster { dir: dir.to_path_buf(), port, ca_file, durable };
         cluster.start();
         let created =
             pg(&bin_dir().join("createdb"), &["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres", "fleet"]);
@@ -226,14 +235,15 @@ impl Cluster {
         self.ca_file.as_deref()
     }
 
-    /// The server settings that turn its TLS on.
-    fn tls_options(&self) -> String {
+    /// The server settings of its own: TLS, durable commits.
+    fn options(&self) -> String {
+        let durable = if self.durable { "-c synchronous_commit=on " } else { "" };
         match &self.ca_file {
-            None => String::new(),
+            None => durable.to_owned(),
             Some(_) => {
                 let tls = self.dir.join("tls");
                 format!(
-                    "-c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                    "{durable}-c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
                     tls.join("server.pem").display(),
                     tls.join("server.key").display()
                 )
@@ -248,10 +258,62 @@ impl Cluster {
         run(pg(&bin_dir().join("pg_ctl"), &["-D", &data, "-m", "fast", "-w", "stop"]), "stop PostgreSQL");
     }
 
+    /// Crashes it: `pg_ctl stop -m immediate` (every process quits at once, nothing is
+    /// flushed or shut down cleanly; the next start recovers from the WAL).
+    pub fn stop_immediately(&self) {
+        let data = self.dir.join("data").to_string_lossy().into_owned();
+        run(pg(&bin_dir().join("pg_ctl"), &["-D", &data, "-m", "immediate", "-w", "stop"]), "crash PostgreSQL");
+    }
+
+    /// Crashes it harder: `kill -9` of the postmaster, then of every backend it left, and
+    /// returns once all of them are gone (a new postmaster refuses to start while one of the
+    /// old processes still holds the shared memory).
+    pub fn kill(&self) {
+        let pid_file = self.dir.join("data/postmaster.pid");
+        let text = fs::read_to_string(&pid_file).expect("PostgreSQL's postmaster.pid");
+        let postmaster: u32 = text.lines().next().and_then(|l| l.trim().parse().ok()).expect("a postmaster pid");
+        let mut doomed = children(postmaster);
+        doomed.insert(0, postmaster);
+        for pid in &doomed {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while doomed.iter().any(|pid| alive(*pid)) {
+            assert!(std::time::Instant::now() < deadline, "PostgreSQL's processes outlived kill -9 for 20 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // A dead postmaster's pid may still show as a zombie no one reaps; its lock files
+        // would then name a live-looking process.
+        let _ = fs::remove_file(&pid_file);
+        let _ = fs::remove_file(self.dir.join(format!(".s.PGSQL.{}.lock", self.port)));
+    }
+
     /// Starts it (again); returns once it accepts connections.
     pub fn start(&self) {
-        start(&self.dir, self.port, &self.tls_options());
+        start(&self.dir, self.port, &self.options());
     }
+}
+
+/// The processes whose parent is `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(child) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The fields after the command's name, which is in parentheses and may hold spaces.
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+        if after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok()) == Some(pid) {
+            found.push(child);
+        }
+    }
+    found
+}
+
+/// Whether `pid` is a process that still runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+    matches!(state, Some(s) if s != "Z" && s != "X")
 }
 
 /// Makes a CA and a server certificate for [`TLS_HOST`] in `dir/tls`, readable by the server

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_rounds::replay::ReplayStore;
 use mcp_rounds::tasks::TaskStore;
-use mcp_rounds::{Principal, Server, ToolError, handlers};
+use mcp_rounds::{Changes, Principal, Server, ToolError, handlers};
 
 use crate::config::{Config, Provider};
 use crate::faults;
@@ -21,6 +21,19 @@ pub struct Notes {
     pub provider: Provider,
     /// The server's own model, for `provider = "builtin"`.
     pub model: Arc<dyn Model>,
+    /// Whether tools announce their own changes (the files are not watched).
+    pub announce: bool,
+}
+
+/// What a tool changed, to announce.
+#[derive(Clone, Copy, Debug)]
+pub enum NoteChange<'a> {
+    /// A note with this id was created.
+    Created(&'a str),
+    /// A note was edited.
+    Edited(&'a str),
+    /// A note was deleted.
+    Deleted(&'a str),
 }
 
 impl Notes {
@@ -31,6 +44,25 @@ impl Notes {
             ScopeError::NotAFileUri => ToolError::new(format!("{e}; got {uri:?}")),
             ScopeError::NotAuthorized => ToolError::new(format!("{uri}: {e}")),
         })
+    }
+}
+
+impl Notes {
+    /// Tells listeners of a change one of this server's tools made, unless the file watcher
+    /// does (it sees every change, so announcing here too would tell them twice).
+    pub fn announce(&self, changes: &Changes, workspace: &Workspace, change: NoteChange<'_>) {
+        let (NoteChange::Created(id) | NoteChange::Edited(id) | NoteChange::Deleted(id)) = change;
+        if !self.announce || faults::drops_change(id) {
+            return;
+        }
+        match change {
+            NoteChange::Created(_) => changes.resources_list_changed(),
+            NoteChange::Edited(_) => changes.resource_updated(&workspace.note_uri(id)),
+            NoteChange::Deleted(_) => {
+                changes.resources_list_changed();
+                changes.resource_updated(&workspace.note_uri(id));
+            }
+        }
     }
 }
 
@@ -50,7 +82,12 @@ for clients that support them). Each note is also a resource, notes://{workspace
 
 /// The server over `config`, claiming single-use states in `store` and keeping tasks in `tasks`.
 pub fn server(config: &Config, store: impl ReplayStore, tasks: impl TaskStore) -> Result<Server, String> {
-    let notes = Notes { scope: config.scope.clone(), provider: config.provider, model: Arc::new(BuiltinModel) };
+    let notes = Notes {
+        scope: config.scope.clone(),
+        provider: config.provider,
+        model: Arc::new(BuiltinModel),
+        announce: !config.watch_files,
+    };
     let builder = Server::builder("notes-server", env!("CARGO_PKG_VERSION"));
     let builder = match faults::broken("reuse-states") {
         true => builder.replay_store(faults::Forgetful(store)),

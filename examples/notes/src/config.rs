@@ -38,6 +38,28 @@ struct File {
     tasks: TasksEntry,
     oauth: Option<OAuthEntry>,
     relay: Option<RelayEntry>,
+    #[serde(default)]
+    changes: ChangesEntry,
+}
+
+/// `[changes]`: who announces a change to a note.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChangesEntry {
+    /// Watch the workspaces' files (every change, whoever made it: an editor, another
+    /// process); when false, the server announces only what its own tools change.
+    #[serde(default = "watching_files")]
+    watch_files: bool,
+}
+
+fn watching_files() -> bool {
+    true
+}
+
+impl Default for ChangesEntry {
+    fn default() -> Self {
+        ChangesEntry { watch_files: true }
+    }
 }
 
 /// What a server with `--database postgres://…` refuses to start without.
@@ -156,6 +178,10 @@ pub struct Config {
     pub relay_keys: Option<RelayKeys>,
     /// The Agent Skills served (`DIR/skills/`).
     pub skills: std::path::PathBuf,
+    /// Whether the workspaces' files are watched (`[changes] watch_files`, by default): every
+    /// change is announced, whoever made it. When not, each tool announces its own changes,
+    /// and in a fleet the relay tells the other instances: each change is announced once.
+    pub watch_files: bool,
 }
 
 /// Reads and checks `DIR/config.toml`. The error is one line naming the problem.
@@ -278,6 +304,7 @@ fn check(file: File) -> Result<Config, String> {
         relay_keys,
         // Set by `load`, which knows the directory.
         skills: std::path::PathBuf::new(),
+        watch_files: file.changes.watch_files,
     })
 }
 

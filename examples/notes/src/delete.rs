@@ -3,9 +3,9 @@
 
 use mcp_rounds::form::{Choice, FormRequest};
 use mcp_rounds::rounds::{Elicitation, IdempotencyKey, Round, Step};
-use mcp_rounds::{Form, Principal, Rounds, State, ToolError, tool};
+use mcp_rounds::{Changes, Form, Principal, Rounds, State, ToolError, tool};
 
-use crate::app::{Notes, note_error};
+use crate::app::{NoteChange, Notes, note_error};
 use crate::store::{self, Deleted};
 
 /// Set in a debug build, the process dies right after a delete, before the claim is recorded.
@@ -46,6 +46,7 @@ pub fn notes_delete(
     key: IdempotencyKey,
     principal: Principal,
     State(notes): State<Notes>,
+    changes: Changes,
 ) -> Result<Step<DeleteRound, String>, ToolError> {
     // Every round checks the scope again: a grant may be gone since the form was sent.
     let workspace = notes.workspace(&principal, &workspace_uri)?;
@@ -80,6 +81,9 @@ pub fn notes_delete(
                 // Fault injection for the crash test: die between the delete and its claim.
                 if cfg!(debug_assertions) && deleted == Deleted::Now && std::env::var_os(CRASH_AFTER_DELETE).is_some() {
                     std::process::abort();
+                }
+                if deleted == Deleted::Now {
+                    notes.announce(&changes, &workspace, NoteChange::Deleted(&note.0));
                 }
                 Ok(Step::Done(format!("Deleted {note}.")))
             }

@@ -257,16 +257,19 @@ fn main() -> ExitCode {
         Ok(built) => built,
         Err(problem) => return fail(problem),
     };
-    let _watch = match watch::start(&config.workspaces, server.changes()) {
-        Ok(watch) => Some(watch),
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot watch the workspaces; changes made outside this server go unannounced");
-            None
-        }
+    let _watch = match config.watch_files {
+        false => None,
+        true => match watch::start(&config.workspaces, server.changes()) {
+            Ok(watch) => Some(watch),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch the workspaces; changes made outside this server go unannounced");
+                None
+            }
+        },
     };
-    // Instances on other machines see their own files change; they learn about ours here.
+    // The other instances learn here of the changes announced in this one.
     let _relay = match (relay_settings, relay_keys) {
-        (Some(settings), Some(keys)) => {
+        (Some(settings), Some(keys)) if !faults::broken("no-relay") => {
             match runtime.block_on(PostgresFanOut::builder(server.changes(), keys).start_with(&settings)) {
                 Ok(relay) => Some(relay),
                 Err(e) => return fail(format!("--database: {e}")),

@@ -93,6 +93,13 @@ lease_seconds = 15
 # "sampling": summarize_notes asks the client's model. "builtin": the server's own summarizer.
 provider = "sampling"
 
+[changes]
+# true: the server watches the workspaces' files and announces every change to a note, whoever
+# made it (an editor, another process). false: each tool announces only what it changed itself;
+# servers sharing a database tell each other through the relay below, so that each change is
+# announced once (changes made outside the servers then go unannounced).
+watch_files = true
+
 [relay]
 # With --database postgres://..., instances tell each other of changes through the database,
 # each notification sealed with a relay key; one without a valid seal is ignored. Every server

@@ -1,10 +1,10 @@
 //! The everyday tools: find, read, create and edit notes in a workspace.
 
-use mcp_rounds::{Json, Principal, Readable, State, ToolError, tool};
+use mcp_rounds::{Changes, Json, Principal, Readable, State, ToolError, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::app::{Notes, note_error};
+use crate::app::{NoteChange, Notes, note_error};
 use crate::store;
 
 /// How many notes one page of `notes_list` holds.
@@ -114,9 +114,11 @@ pub fn notes_create(
     body: String,
     principal: Principal,
     State(notes): State<Notes>,
+    changes: Changes,
 ) -> Result<Json<NoteRef>, ToolError> {
     let workspace = notes.workspace(&principal, &workspace_uri)?;
     let note = store::create(&workspace, &title, &body).map_err(note_error)?;
+    notes.announce(&changes, &workspace, NoteChange::Created(&note.id));
     Ok(Json(NoteRef { uri: workspace.note_uri(&note.id), id: note.id, title: note.title }))
 }
 
@@ -133,11 +135,21 @@ pub fn notes_edit(
     body: Option<String>,
     principal: Principal,
     State(notes): State<Notes>,
+    changes: Changes,
 ) -> Result<Json<NoteRef>, ToolError> {
     if title.is_none() && body.is_none() {
         return Err(ToolError::new("give a new title, a new body or both"));
     }
     let workspace = notes.workspace(&principal, &workspace_uri)?;
+    if crate::faults::skips_write(&id) {
+        let text = store::read(&workspace, &id).map_err(note_error)?;
+        let title = text.lines().find_map(|l| l.strip_prefix("# ")).unwrap_or(&id).to_owned();
+        return Ok(Json(NoteRef { uri: workspace.note_uri(&id), id, title }));
+    }
     let note = store::edit(&workspace, &id, title.as_deref(), body.as_deref()).map_err(note_error)?;
+    if crate::faults::loses_answer(&id, body.as_deref()) {
+        std::process::abort();
+    }
+    notes.announce(&changes, &workspace, NoteChange::Edited(&note.id));
     Ok(Json(NoteRef { uri: workspace.note_uri(&note.id), id: note.id, title: note.title }))
 }

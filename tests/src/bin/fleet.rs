@@ -130,7 +130,7 @@ fn main() -> ExitCode {
             .into_iter()
             .chain(args.broken.iter().map(|b| ("NOTES_TEST_BROKEN".to_owned(), b.clone())))
             .collect(),
-        state_ttl: 10,
+        state_ttl: 60,
         task_lease: 3,
     };
     let mut fleet = Fleet::start(options);
@@ -140,6 +140,7 @@ fn main() -> ExitCode {
         faults: args.faults.iter().enumerate().map(|(i, kind)| (*kind, target(*kind, i))).collect(),
         duration: args.duration.map(Duration::from_secs),
         delivery: Duration::from_secs(10),
+        delivery_p99: Duration::from_millis(1500),
     };
     let outcome = run(&mut fleet, &plan);
     let title = match args.duration {

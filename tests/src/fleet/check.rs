@@ -2,20 +2,23 @@
 //!
 //! - Each note ends, and reads at every point, as one of the versions that could be there given
 //!   what each client was told: a success is never lost, a note is never half-written, nothing
-//!   is created twice.
-//! - A single-use state has its effect at most once fleet-wide (one trash entry per key, one
-//!   success answered), and a state that was never used is never refused.
-//! - Every change made while a stream was open reached it within the delivery time, unless the
-//!   stream ended first (the client then listens again and re-reads).
-//! - Every task reached a terminal status that every instance shows.
-//! - Errors are only those the faults explain: a lost answer or the proxy's 502/503/504 around
-//!   an instance or proxy fault, -31503 while the database is down.
+//!   is created twice (here).
+//! - A single-use state is accepted at most once fleet-wide, its delete happened exactly when
+//!   an answer says it may have (one trash entry, named by its key), and a state that was never
+//!   used is refused only once its key is retired (`check_states`).
+//! - Every change reached every stream open when it was made, each by a notification of its
+//!   own, in time; a stream ends only with the documented signal (or a fault), and its client
+//!   then lists again and listens again (`check_streams`).
+//! - Every task ran once, ended the same on every instance, completed unless a fault explains
+//!   its failure, and exported what the notes could hold while it ran (`check_tasks`).
+//! - Errors are only those the faults explain, and every fault met work in flight
+//!   (`check_faults`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::client::Answer;
-use super::record::{Call, End, Event, Journal, Op};
+use super::record::{Call, Journal, Op};
 use super::workload::{note_text, slot_id, slot_title};
 
 /// What the checker needs besides the record.
@@ -27,6 +30,8 @@ pub struct Expect {
     pub slots: usize,
     /// How long a change may take to reach a stream (ms).
     pub delivery: f64,
+    /// The bound of the 99th percentile of delivery times outside faults (ms).
+    pub delivery_p99: f64,
     /// How long a state is valid (ms): an older one may be refused.
     pub state_ttl: f64,
     /// How long after a fault's recovery its errors may still show (ms).
@@ -48,6 +53,41 @@ pub struct Findings {
     pub both_rounds: usize,
     /// How long changes took to reach streams (ms), sorted.
     pub delivery: Vec<f64>,
+    /// The same, of changes made outside every fault's window.
+    pub delivery_calm: Vec<f64>,
+    /// Notifications that matched no change the workload knows of (an effect whose answer was
+    /// lost, a relay delivering twice).
+    pub surplus: usize,
+    /// Faults that met no work in flight, with why: the run proves nothing about them.
+    pub unbitten: Vec<String>,
+}
+
+/// What a note could be over one stretch of the run.
+#[derive(Clone, Debug)]
+pub struct Segment {
+    /// From (ms).
+    pub from: f64,
+    /// Until (ms).
+    pub to: f64,
+    /// Every version it may have had meanwhile.
+    pub possible: BTreeSet<Version>,
+}
+
+/// Each note's segments, by id.
+pub type History = BTreeMap<String, Vec<Segment>>;
+
+/// The versions note `id` may have had at some moment between `from` and `to`.
+pub fn possible_during(history: &History, id: &str, from: f64, to: f64) -> BTreeSet<Version> {
+    let mut possible = BTreeSet::new();
+    for segment in history.get(id).into_iter().flatten() {
+        if segment.from <= to && segment.to >= from {
+            possible.extend(segment.possible.iter().copied());
+        }
+    }
+    if possible.is_empty() {
+        possible.insert(None);
+    }
+    possible
 }
 
 /// What an answer was.
@@ -118,14 +158,15 @@ fn op_label(op: &Op) -> &'static str {
         Op::Confirm { replay: true, .. } => "delete, sent again",
         Op::Export => "export",
         Op::TaskGet { .. } => "tasks/get",
+        Op::List => "resources/list, catching up",
     }
 }
 
 /// A note as it can be: absent, or at a version.
-type Version = Option<u32>;
+pub type Version = Option<u32>;
 
 /// The version a note's text is, if it is whole.
-fn parse(worker: usize, slot: usize, text: &str) -> Result<u32, String> {
+pub fn parse(worker: usize, slot: usize, text: &str) -> Result<u32, String> {
     let id = slot_id(worker, slot);
     let version = text
         .lines()
@@ -142,12 +183,16 @@ fn parse(worker: usize, slot: usize, text: &str) -> Result<u32, String> {
     Ok(version)
 }
 
-/// The checks of one note: its calls in order, then the file.
-fn check_note(worker: usize, slot: usize, calls: &[&Call], workspace: &Path, findings: &mut Findings) {
+/// The checks of one note: its calls in order, then the file. Returns what the note could be
+/// over the run.
+fn check_note(worker: usize, slot: usize, calls: &[&Call], workspace: &Path, findings: &mut Findings) -> Vec<Segment> {
     let id = slot_id(worker, slot);
     let mut possible: BTreeSet<Version> = BTreeSet::from([None]);
+    let mut segments = Vec::new();
+    let mut since = f64::NEG_INFINITY;
     let mut fail = |what: String| findings.violations.push(format!("{id}: {what}"));
     for call in calls {
+        let before = possible.clone();
         let kind = Kind::of(&call.answer);
         let result = call.answer.result();
         let at = call.sent;
@@ -195,23 +240,33 @@ fn check_note(worker: usize, slot: usize, calls: &[&Call], workspace: &Path, fin
                 possible.remove(&None);
             }
             (Op::Confirm { .. }, Kind::Success) => possible = BTreeSet::from([None]),
-            (Op::Confirm { .. }, k) if k.maybe_ran() => {
+            (Op::Confirm { .. }, k) if k.maybe_ran() || *k == Kind::Unavailable => {
+                // -31503 to a delete that holds its claim with its effect (it is keyed on the
+                // state): the effect may have happened, and sending it again cannot repeat it.
                 possible.insert(None);
             }
             _ => {}
         }
+        segments.push(Segment { from: since, to: call.sent, possible: before.clone() });
+        segments.push(Segment { from: call.sent, to: call.answered, possible: &before | &possible });
+        since = call.answered;
     }
+    segments.push(Segment { from: since, to: f64::INFINITY, possible: possible.clone() });
     let path = workspace.join(format!("{id}.md"));
     let actual = match std::fs::read_to_string(&path) {
         Ok(text) => match parse(worker, slot, &text) {
             Ok(version) => Some(version),
-            Err(problem) => return fail(format!("at the end: {problem}")),
+            Err(problem) => {
+                fail(format!("at the end: {problem}"));
+                return segments;
+            }
         },
         Err(_) => None,
     };
     if !possible.contains(&actual) {
         fail(format!("at the end it is {actual:?}, not one of {possible:?} (a success lost, or an effect twice)"));
     }
+    segments
 }
 
 /// Everything the checker verifies; see the module's documentation.
@@ -221,18 +276,24 @@ pub fn check(journal: &Journal, workspace: &Path, expect: &Expect) -> Findings {
         let kind = Kind::of(&call.answer);
         *findings.counts.entry(format!("{}: {}", op_label(&call.op), kind.label())).or_default() += 1;
     }
+    let mut history = History::new();
     for worker in 0..expect.workers {
         for slot in 0..expect.slots {
             let id = slot_id(worker, slot);
             let calls: Vec<&Call> = journal.calls.iter().filter(|c| slot_of(&c.op) == Some(id.as_str())).collect();
-            check_note(worker, slot, &calls, workspace, &mut findings);
+            let segments = check_note(worker, slot, &calls, workspace, &mut findings);
+            history.insert(id, segments);
         }
     }
     check_unexpected_files(workspace, expect, &mut findings);
     super::check_states::check_states(journal, workspace, expect, &mut findings);
-    super::check_states::check_errors(journal, expect, &mut findings);
-    check_streams(journal, expect, &mut findings);
-    check_tasks(journal, &mut findings);
+    super::check_faults::check_errors(journal, expect, &mut findings);
+    super::check_streams::check_streams(journal, expect, &mut findings);
+    super::check_tasks::check_tasks(journal, &history, expect, &mut findings);
+    super::check_faults::check_bites(journal, expect, &mut findings);
+    for fault in &journal.faults {
+        findings.violations.extend(fault.violations.iter().map(|v| format!("{}: {v}", fault.what)));
+    }
     (findings.both_rounds, findings.crossed) = crossings(journal);
     findings
 }
@@ -268,7 +329,7 @@ pub fn slot_of(op: &Op) -> Option<&str> {
     match op {
         Op::Create { slot, .. } | Op::Edit { slot, .. } | Op::Read { slot } | Op::Ask { slot } => Some(slot),
         Op::Confirm { slot, .. } => Some(slot),
-        Op::Export | Op::TaskGet { .. } => None,
+        Op::Export | Op::TaskGet { .. } | Op::List => None,
     }
 }
 
@@ -284,96 +345,6 @@ fn check_unexpected_files(workspace: &Path, expect: &Expect, findings: &mut Find
             // A write cut short by a kill: never a note (hidden, and renamed into place only
             // whole); a restarted instance sweeps old ones away.
             *findings.counts.entry("unfinished write left hidden".into()).or_default() += 1;
-        }
-    }
-}
-
-/// The changes each stream must have seen: (when the change was asked, when it was answered,
-/// the event that announces it).
-fn changes(journal: &Journal, expect: &Expect) -> Vec<(f64, f64, Event)> {
-    // A delete's effect may come from an earlier attempt with the same state (one whose answer
-    // was lost): its event may come from then on.
-    let mut first_attempt: BTreeMap<usize, f64> = BTreeMap::new();
-    for call in &journal.calls {
-        if let Op::Confirm { state, .. } = call.op {
-            let first = first_attempt.entry(state).or_insert(call.sent);
-            *first = first.min(call.sent);
-        }
-    }
-    let mut changes = Vec::new();
-    for call in &journal.calls {
-        if Kind::of(&call.answer) != Kind::Success {
-            continue;
-        }
-        let uri = |slot: &str| format!("{}{slot}", expect.uri_prefix);
-        match &call.op {
-            Op::Create { .. } => changes.push((call.sent, call.answered, Event::ListChanged)),
-            Op::Edit { slot, .. } => changes.push((call.sent, call.answered, Event::Updated(uri(slot)))),
-            Op::Confirm { slot, state, .. } if deleted(call) => {
-                changes.push((first_attempt[state], call.answered, Event::Updated(uri(slot))))
-            }
-            _ => {}
-        }
-    }
-    changes
-}
-
-/// The changes an open stream has not seen yet that it still may (within the delivery time):
-/// what the workload waits for before it closes the streams.
-pub fn awaited(journal: &Journal, expect: &Expect, now: f64) -> usize {
-    let changes = changes(journal, expect);
-    let mut waiting = 0;
-    for stream in journal.streams.iter().filter(|s| s.ended.is_none()) {
-        let Some(acknowledged) = stream.acknowledged else { continue };
-        for (sent, answered, event) in &changes {
-            let seen = stream.events.iter().any(|(at, e)| e == event && at >= sent);
-            if *sent >= acknowledged && !seen && now < answered + expect.delivery {
-                waiting += 1;
-            }
-        }
-    }
-    waiting
-}
-
-fn check_streams(journal: &Journal, expect: &Expect, findings: &mut Findings) {
-    let changes = changes(journal, expect);
-    for (index, stream) in journal.streams.iter().enumerate() {
-        let Some(acknowledged) = stream.acknowledged else { continue };
-        let (ended, how) = stream.ended.clone().unwrap_or((f64::INFINITY, End::Closed));
-        for (sent, answered, event) in &changes {
-            if *sent < acknowledged || *sent > ended {
-                continue;
-            }
-            match stream.events.iter().find(|(at, e)| e == event && at >= sent) {
-                Some((at, _)) => findings.delivery.push(at - sent),
-                // A stream that ended (other than by the workload closing it) before the
-                // delivery time was up told its client to listen again and re-read.
-                None if how != End::Closed && ended < answered + expect.delivery => {}
-                None => findings.violations.push(format!(
-                    "stream {index} (on {:?}) never got {event:?} of the change asked at {sent:.0} ms",
-                    stream.served_by
-                )),
-            }
-        }
-    }
-    findings.delivery.sort_by(f64::total_cmp);
-}
-
-fn check_tasks(journal: &Journal, findings: &mut Findings) {
-    for task in &journal.tasks {
-        let ends: Vec<&(String, String, Option<String>)> =
-            journal.task_ends.iter().filter(|(id, _, _)| *id == task.id).collect();
-        let statuses: BTreeSet<Option<&str>> = ends.iter().map(|(_, _, s)| s.as_deref()).collect();
-        let terminal = |s: &Option<&str>| matches!(s, Some("completed" | "failed" | "cancelled"));
-        if ends.is_empty() || !statuses.iter().all(terminal) || statuses.len() != 1 {
-            let seen: Vec<String> = ends.iter().map(|(_, i, s)| format!("{i}: {s:?}")).collect();
-            findings.violations.push(format!(
-                "task {} (created on {:?} at {:.0} ms) did not end the same on every instance: {}",
-                task.id,
-                task.created_by,
-                task.created,
-                seen.join(", ")
-            ));
         }
     }
 }

@@ -141,6 +141,16 @@ impl Haproxy {
         info.lines().find_map(|l| l.strip_prefix("Pid: ")).map(str::to_owned)
     }
 
+    /// Sets backend server `name`'s administrative state (`maint`: no new request goes to it,
+    /// those it has finish; `ready`: back in rotation once its health check passes).
+    pub fn set_state(&self, name: &str, state: &str) -> Result<(), String> {
+        let answer = self.admin(&format!("set server notes/{name} state {state}"))?;
+        match answer.trim() {
+            "" => Ok(()),
+            other => Err(format!("haproxy refused to set {name} {state}: {other}")),
+        }
+    }
+
     /// Reloads: the master starts a new worker on the same listening sockets, and the old one
     /// stops taking connections and finishes (its streams cut after `hard-stop-after`).
     /// Returns once the new worker answers on the admin socket.

@@ -73,6 +73,18 @@ impl Instance {
         }
     }
 
+    /// Whether its process runs (one that died by itself is reaped here).
+    pub fn is_running(&mut self) -> bool {
+        match self.child.as_mut().map(Child::try_wait) {
+            Some(Ok(None)) => true,
+            Some(_) => {
+                self.child = None;
+                false
+            }
+            None => false,
+        }
+    }
+
     /// The process id, while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)

@@ -4,7 +4,10 @@
 //! The fleet test runs it briefly per fault; `scripts/fleet` runs it long with every fault.
 
 pub mod check;
+pub mod check_faults;
 pub mod check_states;
+pub mod check_streams;
+pub mod check_tasks;
 pub mod client;
 pub mod faults;
 pub mod haproxy;
@@ -33,7 +36,7 @@ pub struct Options {
     pub dir: PathBuf,
     /// How many instances.
     pub instances: usize,
-    /// Environment of every instance (the test-only faults of a debug build, say).
+    /// Environment of every instance (the deliberate faults of a `fleet-faults` build, say).
     pub env: Vec<(String, String)>,
     /// `[state] ttl_seconds`.
     pub state_ttl: u64,
@@ -74,7 +77,7 @@ impl Fleet {
     pub fn start(options: Options) -> Self {
         let _ = std::fs::remove_dir_all(&options.dir);
         std::fs::create_dir_all(&options.dir).expect("create the fleet's directory");
-        let cluster = Cluster::create_with_tls(&options.dir.join("postgres"), free_port());
+        let cluster = Cluster::create_durable(&options.dir.join("postgres"), free_port());
         let data = options.dir.join("data");
         let seeded = std::process::Command::new(&options.binary)
             .args(["--data", data.to_str().expect("a UTF-8 path"), "--stdio"])
@@ -88,6 +91,10 @@ impl Fleet {
             vec!["--data".to_owned(), data.to_string_lossy().into_owned(), "--database".to_owned(), cluster.url()];
         let mut env = options.env.clone();
         env.push(("NOTES_LOG".into(), "warn".into()));
+        // Each run of an export leaves a file here, for the checker to count.
+        let runs = options.dir.join("runs");
+        std::fs::create_dir_all(&runs).expect("create the export runs' directory");
+        env.push(("NOTES_TEST_EXPORT_RUNS".into(), runs.to_string_lossy().into_owned()));
         let instances: Vec<Instance> = (1..=options.instances)
             .map(|n| {
                 let log = options.dir.join(format!("n{n}.log"));
@@ -123,7 +130,9 @@ impl Fleet {
         let mut text = format!(
             "[principals.demo]\ntoken = \"{}\"\nworkspaces = [\"{}\"]\n\n\
              # The load balancer's health checks: may use no workspace.\n[principals.health]\ntoken = \"{}\"\n\n\
-             [state]\nttl_seconds = {}\nsigning = \"{signing}\"\n\n[tasks]\nlease_seconds = {}\n\n[model]\nprovider = \"builtin\"\n",
+             [state]\nttl_seconds = {}\nsigning = \"{signing}\"\n\n[tasks]\nlease_seconds = {}\n\n[model]\nprovider = \"builtin\"\n\n\
+             # Each instance announces what it changes; the relay tells the others (the only way\n\
+             # a change made on one instance reaches another's streams).\n[changes]\nwatch_files = false\n",
             self.token,
             self.workspace_uri(),
             self.health_token,

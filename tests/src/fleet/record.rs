@@ -2,24 +2,35 @@
 //! request and its answer, every listen stream and its events, every task, every fault. The
 //! checker reads only this and the data left on disk.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
+
+use serde_json::Value;
 
 use super::client::Answer;
 
 /// Milliseconds since the run started.
 #[derive(Clone)]
-pub struct Clock(Instant);
+pub struct Clock(Instant, SystemTime);
 
 impl Clock {
     /// Starts counting now.
     pub fn start() -> Self {
-        Clock(Instant::now())
+        Clock(Instant::now(), SystemTime::now())
     }
 
     /// Milliseconds since the start.
     pub fn now(&self) -> f64 {
         self.0.elapsed().as_secs_f64() * 1000.0
+    }
+
+    /// A wall-clock time (a server's timestamp, say) on this clock.
+    pub fn of_wall(&self, time: SystemTime) -> f64 {
+        match time.duration_since(self.1) {
+            Ok(after) => after.as_secs_f64() * 1000.0,
+            Err(before) => -before.duration().as_secs_f64() * 1000.0,
+        }
     }
 }
 
@@ -41,6 +52,8 @@ pub enum Op {
     Export,
     /// `tasks/get` of a task.
     TaskGet { task: String },
+    /// `resources/list` by the client of a stream that ended, catching up.
+    List,
 }
 
 /// One request and what came of it.
@@ -56,6 +69,8 @@ pub struct Call {
     pub answered: f64,
     /// The answer.
     pub answer: Answer,
+    /// The JSON-RPC id of the request.
+    pub request: String,
 }
 
 /// A change event a stream delivered.
@@ -89,6 +104,10 @@ pub struct Stream {
     pub events: Vec<(f64, Event)>,
     /// When and how it ended.
     pub ended: Option<(f64, End)>,
+    /// Which of the workload's stream clients held it.
+    pub follower: usize,
+    /// When, after it ended, its client had listed the notes again.
+    pub relisted: Option<f64>,
 }
 
 /// A task the workload started.
@@ -98,8 +117,27 @@ pub struct Task {
     pub id: String,
     /// The instance that created it.
     pub created_by: Option<String>,
-    /// When it was created.
+    /// When it was asked for.
     pub created: f64,
+    /// The id of the request that created it.
+    pub request: String,
+}
+
+/// A task as one instance showed it at the end.
+#[derive(Clone, Debug)]
+pub struct TaskEnd {
+    /// The task.
+    pub task: String,
+    /// The instance asked.
+    pub instance: String,
+    /// Its status there.
+    pub status: Option<String>,
+    /// The tool's result, when completed.
+    pub result: Option<Value>,
+    /// The error, when failed.
+    pub error: Option<Value>,
+    /// When it last changed (its `lastUpdatedAt`, on the run's clock).
+    pub updated: Option<f64>,
 }
 
 /// A fault injected, and when the fleet was whole again.
@@ -113,6 +151,12 @@ pub struct Fault {
     pub ended: f64,
     /// When every instance was up in the load balancer and a request succeeded again.
     pub recovered: Option<f64>,
+    /// The fault's steps (a rotation's phases), each with when it was done.
+    pub phases: Vec<(String, f64)>,
+    /// What the fault itself found wrong (a state accepted after a crash, say).
+    pub violations: Vec<String>,
+    /// What shows that the fault met work in flight, besides the record's calls.
+    pub evidence: Vec<String>,
 }
 
 /// Everything recorded in one run.
@@ -128,8 +172,14 @@ pub struct Journal {
     pub tasks: Vec<Task>,
     /// Every fault.
     pub faults: Vec<Fault>,
-    /// Each task's status as each instance showed it at the end: (task, instance, status).
-    pub task_ends: Vec<(String, String, Option<String>)>,
+    /// Each task as each instance showed it at the end.
+    pub task_ends: Vec<TaskEnd>,
+    /// The confirmation request sent with each state, by state number.
+    pub confirms: BTreeMap<usize, Value>,
+    /// How many times the export answering each request ran (by request id).
+    pub export_runs: BTreeMap<String, usize>,
+    /// When the workload stopped and the streams were told to close.
+    pub closing: Option<f64>,
 }
 
 /// The journal, shared by the workers.
@@ -149,10 +199,10 @@ impl Recorder {
         journal.states.len() - 1
     }
 
-    /// Starts recording a stream; its number.
-    pub fn stream(&self) -> usize {
+    /// Starts recording a stream held by client `follower`; its number.
+    pub fn stream(&self, follower: usize) -> usize {
         let mut journal = self.0.lock().unwrap();
-        journal.streams.push(Stream::default());
+        journal.streams.push(Stream { follower, ..Stream::default() });
         journal.streams.len() - 1
     }
 
@@ -171,9 +221,19 @@ impl Recorder {
         self.0.lock().unwrap().faults.push(fault);
     }
 
-    /// Records a task's status as `instance` showed it at the end.
-    pub fn task_end(&self, task: &str, instance: &str, status: Option<String>) {
-        self.0.lock().unwrap().task_ends.push((task.to_owned(), instance.to_owned(), status));
+    /// Records a task as an instance showed it at the end.
+    pub fn task_end(&self, end: TaskEnd) {
+        self.0.lock().unwrap().task_ends.push(end);
+    }
+
+    /// Records the confirmation sent with state number `state`.
+    pub fn confirm(&self, state: usize, request: &Value) {
+        self.0.lock().unwrap().confirms.insert(state, request.clone());
+    }
+
+    /// Changes the journal.
+    pub fn update(&self, update: impl FnOnce(&mut Journal)) {
+        update(&mut self.0.lock().unwrap());
     }
 
     /// A copy of everything so far.

@@ -69,6 +69,15 @@ pub fn markdown(title: &str, plan: &Plan, instances: usize, outcome: &Outcome) -
             (fault.ended - fault.began) / 1000.0
         );
     }
+    for fault in journal.faults.iter().filter(|f| !f.phases.is_empty() || !f.evidence.is_empty()) {
+        let _ = writeln!(out, "\n{}:", fault.what);
+        for (phase, at) in &fault.phases {
+            let _ = writeln!(out, "- at {:.1} s: {phase}", at / 1000.0);
+        }
+        for evidence in &fault.evidence {
+            let _ = writeln!(out, "- {evidence}");
+        }
+    }
     let _ = writeln!(out, "\n| Answers | Count |\n|---|---|");
     for (what, count) in &findings.counts {
         let _ = writeln!(out, "| {what} | {count} |");
@@ -87,6 +96,15 @@ pub fn markdown(title: &str, plan: &Plan, instances: usize, outcome: &Outcome) -
         percentile(d, 0.99),
         d.last().copied().unwrap_or(f64::NAN)
     );
+    let calm = &findings.delivery_calm;
+    let _ = writeln!(
+        out,
+        "Outside faults: {} (p50 {:.1} ms, p99 {:.1} ms). Notifications that matched no change the workload knew of: {}.",
+        calm.len(),
+        percentile(calm, 0.5),
+        percentile(calm, 0.99),
+        findings.surplus
+    );
     let ended: Vec<_> = journal.streams.iter().filter_map(|s| s.ended.as_ref()).collect();
     let results = ended.iter().filter(|(_, e)| *e == super::record::End::Result).count();
     let _ = writeln!(
@@ -94,6 +112,12 @@ pub fn markdown(title: &str, plan: &Plan, instances: usize, outcome: &Outcome) -
         "Streams ended by the server with a result: {results}; dropped: {}.",
         ended.iter().filter(|(_, e)| matches!(e, super::record::End::Dropped(_))).count()
     );
+    if !findings.unbitten.is_empty() {
+        let _ = writeln!(out, "\n**Faults that met no work in flight:**\n");
+        for missed in &findings.unbitten {
+            let _ = writeln!(out, "- {missed}");
+        }
+    }
     if findings.violations.is_empty() {
         let _ = writeln!(out, "\n**Every invariant held.**");
     } else {

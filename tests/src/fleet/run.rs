@@ -6,10 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::Fleet;
-use super::check::{Expect, Findings, awaited, check};
+use super::check::{Expect, Findings, check};
+use super::check_streams::awaited;
 use super::client::Mcp;
 use super::faults::{FaultKind, Injector};
-use super::record::{Clock, Journal, Recorder};
+use super::record::{Clock, Journal, Recorder, TaskEnd};
 use super::streams::follow;
 use super::workload::{Dice, Settings, Shared, exporter, slot_id, task_status, worker};
 
@@ -18,7 +19,7 @@ use super::workload::{Dice, Settings, Shared, exporter, slot_id, task_status, wo
 pub enum Target {
     /// The instance at this index.
     Instance(usize),
-    /// The instance that created the newest task (so that a task is running where it lands).
+    /// An instance running a task now (the run fails if none is).
     NewestTask,
 }
 
@@ -35,6 +36,8 @@ pub struct Plan {
     pub duration: Option<Duration>,
     /// How long a change may take to reach a stream.
     pub delivery: Duration,
+    /// The 99th percentile of delivery times outside faults must stay under this.
+    pub delivery_p99: Duration,
 }
 
 /// What one run saw and what the checker found.
@@ -47,14 +50,23 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
-fn target_index(fleet: &Fleet, recorder: &Recorder, target: Target) -> usize {
-    match target {
-        Target::Instance(index) => index,
-        Target::NewestTask => {
-            let journal = recorder.journal();
-            let newest = journal.tasks.last().and_then(|t| t.created_by.clone());
-            fleet.instances.iter().position(|i| Some(&i.name) == newest.as_ref()).unwrap_or(0)
+/// Waits until the workload is under way: every stream acknowledged, deletes confirmed, a task
+/// created; fails the run if that takes more than a minute.
+fn await_warm(recorder: &Recorder, settings: &Settings) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let journal = recorder.journal();
+        let open = journal.streams.iter().filter(|s| s.acknowledged.is_some() && s.ended.is_none()).count();
+        let confirmed = journal.calls.iter().filter(|c| super::check::deleted(c)).count();
+        if open >= settings.streams && confirmed >= 3 && !journal.tasks.is_empty() {
+            return;
         }
+        assert!(
+            Instant::now() < deadline,
+            "the workload did not get going within a minute: {open} streams open, {confirmed} deletes, {} tasks",
+            journal.tasks.len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -81,7 +93,7 @@ pub fn run(fleet: &mut Fleet, plan: &Plan) -> Outcome {
         .collect();
     let (close, closing) = tokio::sync::watch::channel(false);
     let streams: Vec<_> = (0..plan.settings.streams)
-        .map(|_| runtime.spawn(follow(mcp.clone(), clock.clone(), recorder.clone(), uris.clone(), closing.clone())))
+        .map(|n| runtime.spawn(follow(mcp.clone(), clock.clone(), recorder.clone(), uris.clone(), n, closing.clone())))
         .collect();
     let mut workers: Vec<_> = (0..plan.settings.workers).map(|w| runtime.spawn(worker(shared.clone(), w))).collect();
     workers.push(runtime.spawn(exporter(shared.clone())));
@@ -95,7 +107,10 @@ pub fn run(fleet: &mut Fleet, plan: &Plan) -> Outcome {
     };
     let mut dice = Dice::new(7);
     let mut next = 0;
+    await_warm(&recorder, &plan.settings);
     loop {
+        // The workload runs a while before each fault (outside faults, delivery is measured
+        // against its bound) and after the last.
         std::thread::sleep(plan.gap);
         let (kind, target) = match plan.duration {
             None if next == plan.faults.len() => break,
@@ -112,7 +127,10 @@ pub fn run(fleet: &mut Fleet, plan: &Plan) -> Outcome {
             }
         };
         next += 1;
-        let index = target_index(injector.fleet, &recorder, target);
+        let index = match target {
+            Target::Instance(index) => index,
+            Target::NewestTask => injector.task_target(),
+        };
         injector.inject(kind, index);
     }
 
@@ -124,6 +142,7 @@ pub fn run(fleet: &mut Fleet, plan: &Plan) -> Outcome {
         workers: plan.settings.workers,
         slots: plan.settings.slots,
         delivery: plan.delivery.as_secs_f64() * 1000.0,
+        delivery_p99: plan.delivery_p99.as_secs_f64() * 1000.0,
         state_ttl: fleet.options.state_ttl as f64 * 1000.0,
         grace: 3000.0,
         uri_prefix,
@@ -133,34 +152,65 @@ pub fn run(fleet: &mut Fleet, plan: &Plan) -> Outcome {
     while Instant::now() < deadline && awaited(&recorder.journal(), &expect, clock.now()) > 0 {
         std::thread::sleep(Duration::from_millis(50));
     }
+    recorder.update(|j| j.closing = Some(clock.now()));
     let _ = close.send(true);
     for handle in streams {
         runtime.block_on(handle).expect("a stream panicked");
     }
     follow_tasks(fleet, &runtime, &shared);
+    let runs = export_runs(&fleet.options.dir.join("runs"));
+    recorder.update(|j| j.export_runs = runs);
     let journal = recorder.journal();
     let findings = check(&journal, &fleet.workspace(), &expect);
     Outcome { journal, findings, seconds: started.elapsed().as_secs_f64() }
 }
 
-/// Asks every instance directly for every task until each shows it ended, or until a task
-/// whose instance died has had time to be reported failed (twice its lease, and some).
-fn follow_tasks(fleet: &Fleet, runtime: &tokio::runtime::Runtime, shared: &Shared) {
+/// How many times each export ran, by the request it answered: the files the instances left in
+/// `dir` (`REQUEST.RANDOM`, one per run).
+fn export_runs(dir: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
+    let mut runs = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some((request, _)) = name.rsplit_once('.') {
+            *runs.entry(request.trim_matches('_').to_owned()).or_default() += 1;
+        }
+    }
+    runs
+}
+
+/// Asks every running instance directly for every task until each shows it ended, or until a
+/// task whose instance died has had time to be reported failed (twice its lease, and some).
+fn follow_tasks(fleet: &mut Fleet, runtime: &tokio::runtime::Runtime, shared: &Shared) {
     let deadline = Instant::now() + Duration::from_secs(fleet.options.task_lease * 2 + 10);
     let tasks = shared.recorder.journal().tasks;
-    for instance in &fleet.instances {
+    for instance in fleet.instances.iter_mut() {
+        if !instance.is_running() {
+            continue;
+        }
         let direct = Shared { mcp: Mcp::new(&format!("127.0.0.1:{}", instance.port), &fleet.token), ..shared.clone() };
         for task in &tasks {
-            let status = loop {
+            let shown = loop {
                 let answer = runtime.block_on(task_status(&direct, &task.id, "end"));
-                let status = answer.result().and_then(|r| r["status"].as_str()).map(str::to_owned);
-                let done = matches!(status.as_deref(), Some("completed" | "failed" | "cancelled"));
+                let shown = answer.result().cloned();
+                let status = shown.as_ref().and_then(|r| r["status"].as_str());
+                let done = matches!(status, Some("completed" | "failed" | "cancelled"));
                 if done || Instant::now() >= deadline {
-                    break status;
+                    break shown;
                 }
                 std::thread::sleep(Duration::from_millis(100));
             };
-            shared.recorder.task_end(&task.id, &instance.name, status);
+            let field = |name: &str| shown.as_ref().and_then(|r| r.get(name)).cloned();
+            let updated = field("lastUpdatedAt")
+                .and_then(|v| v.as_str().and_then(|t| humantime::parse_rfc3339(t).ok()))
+                .map(|t| shared.clock.of_wall(t));
+            shared.recorder.task_end(TaskEnd {
+                task: task.id.clone(),
+                instance: instance.name.clone(),
+                status: field("status").and_then(|v| v.as_str().map(str::to_owned)),
+                result: field("result"),
+                error: field("error"),
+                updated,
+            });
         }
     }
 }

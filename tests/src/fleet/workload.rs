@@ -116,7 +116,8 @@ impl Shared {
     async fn send(&self, worker: usize, op: Op, request: &Value) -> Answer {
         let sent = self.clock.now();
         let answer = self.mcp.send(request, self.settings.timeout).await;
-        self.recorder.call(Call { worker, op, sent, answered: self.clock.now(), answer: answer.clone() });
+        let id = request["id"].as_str().unwrap_or_default().to_owned();
+        self.recorder.call(Call { worker, op, sent, answered: self.clock.now(), answer: answer.clone(), request: id });
         answer
     }
 
@@ -252,7 +253,7 @@ async fn delete(shared: &Shared, worker: usize, slot: usize, request_id: &str, d
         return Deleted { known, held: None };
     };
     let number = shared.recorder.state(&state, shared.clock.now());
-    let mut confirm = message(
+    let confirm = message(
         &format!("{request_id}-confirm"),
         "tools/call",
         json!({
@@ -263,6 +264,8 @@ async fn delete(shared: &Shared, worker: usize, slot: usize, request_id: &str, d
         }),
         elicitation,
     );
+    shared.recorder.confirm(number, &confirm);
+    let mut confirm = confirm;
     for attempt in 0..6 {
         confirm["id"] = json!(format!("{request_id}-confirm-{attempt}"));
         let op = Op::Confirm { slot: id.clone(), state: number, replay: false };
@@ -286,12 +289,9 @@ pub async fn exporter(shared: Shared) {
     let mut n = 0;
     while !shared.stopping() {
         n += 1;
-        let request = shared.tool(
-            format!("export-{n}"),
-            "notes_export",
-            json!({"workspaceUri": shared.workspace}),
-            tasks.clone(),
-        );
+        let request_id = format!("export-{n}");
+        let request =
+            shared.tool(request_id.clone(), "notes_export", json!({"workspaceUri": shared.workspace}), tasks.clone());
         let created = shared.clock.now();
         let answer = shared.send(usize::MAX, Op::Export, &request).await;
         if let Some(task) = answer.result().and_then(|r| r["taskId"].as_str()) {
@@ -299,6 +299,7 @@ pub async fn exporter(shared: Shared) {
                 id: task.to_owned(),
                 created_by: answer.served_by().map(str::to_owned),
                 created,
+                request: request_id,
             });
         }
         tokio::time::sleep(shared.settings.export_every).await;
