@@ -309,10 +309,16 @@ at_once! {
         requires: |requirements: &mut Requirements| { requirements.state::<T>(); };
     [R: Rounds] Round<R>, rounds: true, take: |request: &mut RequestParts| request.driver_mut().resume::<R>();
     [] Preanswered, rounds: false, take: |request: &mut RequestParts| Ok(request.driver_mut().preanswered());
-    [] Claim, rounds: true, take: |request: &mut RequestParts| Ok(Claim::new(request.driver().claim_slot()));
+    // Both make the handler's effect safe to retry, so the claim is held open to commit with it.
+    [] Claim, rounds: true, take: |request: &mut RequestParts| {
+        request.driver_mut().hold_claim();
+        Ok(Claim::new(request.driver().claim_slot()))
+    };
     // The key is only meaningful with rounds, and rounds bind the arguments.
-    [] IdempotencyKey, rounds: true,
-        take: |request: &mut RequestParts| Ok(IdempotencyKey::from_nonce(request.driver().verified_nonce()));
+    [] IdempotencyKey, rounds: true, take: |request: &mut RequestParts| {
+        request.driver_mut().hold_claim();
+        Ok(IdempotencyKey::from_nonce(request.driver().verified_nonce()))
+    };
 }
 
 /// The verified claims of the caller's OAuth access token, as a `T` of your own (any

@@ -50,6 +50,13 @@ impl ReplayStore for Switchable {
             self.inner.begin(nonce, expires_at).await
         })
     }
+
+    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.release(nonce).await
+        })
+    }
 }
 
 #[derive(Form)]

@@ -45,6 +45,20 @@ async fn a_nonce_is_claimed_once_across_instances_and_a_dropped_claim_frees_it()
     assert!(a.begin(n, soon()).await.unwrap().is_none(), "another instance sees the claim");
 }
 
+#[tokio::test]
+async fn a_released_claim_frees_its_nonce_for_every_instance_and_no_other() {
+    let (a, b) = (store().await, store().await);
+    let (n, other) = (nonce(), nonce());
+    a.begin(n, soon()).await.unwrap().expect("free").commit().await.unwrap();
+    a.begin(other, soon()).await.unwrap().expect("free").commit().await.unwrap();
+    b.release(n).await.unwrap();
+    assert!(!a.is_claimed(n).await.unwrap(), "released on one instance, free on another");
+    assert!(a.is_claimed(other).await.unwrap());
+    a.begin(n, soon()).await.unwrap().expect("free again").commit().await.unwrap();
+    assert!(b.begin(n, soon()).await.unwrap().is_none(), "and then used up");
+    b.release(nonce()).await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_instances_let_exactly_one_claim_through() {
     let instances = [store().await, store().await, store().await];

@@ -93,6 +93,10 @@ impl<S: ReplayStore> ReplayStore for Forgetful<S> {
         self.0.begin(fresh, expires_at)
     }
 
+    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.0.release(nonce)
+    }
+
     fn system(&self) -> Option<&'static str> {
         self.0.system()
     }

@@ -52,10 +52,12 @@ pub enum ErrorCode {
     /// token with those scopes.
     InsufficientScope,
     /// -31503: a store the request needs (where single-use states are claimed or tasks kept)
-    /// cannot be reached right now. The same request may be sent again after
-    /// `data.retryAfterMs`: a single-use state it carried is still usable, and a handler's
-    /// [`IdempotencyKey`](crate::rounds::IdempotencyKey) makes its effect happen once. The
-    /// framework's own code, like -31429; over HTTP it is status 503 with `Retry-After`.
+    /// cannot be reached right now, and nothing the request asked for began: send the same
+    /// request again after `data.retryAfterMs`. A single-use state it carried is still usable.
+    /// The one case where a handler ran is one that holds its claim open: its effect rolled
+    /// back with the claim ([`Claim`](crate::rounds::Claim)) or is keyed on the state
+    /// ([`IdempotencyKey`](crate::rounds::IdempotencyKey)), so the retry does not repeat it.
+    /// The framework's own code, like -31429; over HTTP it is status 503 with `Retry-After`.
     Unavailable,
 }
 

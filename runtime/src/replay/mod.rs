@@ -3,9 +3,15 @@
 //! the store.
 //!
 //! A claim is a transaction: [`ReplayStore::begin`] takes the nonce (refusing one already
-//! used) and holds it while the mutation runs; [`PendingClaim::commit`] makes the claim
-//! permanent; dropping the pending claim instead leaves the nonce free. A mutation that fails
-//! therefore never burns the state, and two servers racing on one state cannot both proceed.
+//! used), [`PendingClaim::commit`] makes the claim permanent, and dropping the pending claim
+//! instead leaves the nonce free; two servers racing on one state cannot both proceed.
+//!
+//! The framework commits the claim before the handler runs, so that no answer telling the
+//! client to try again can follow an effect that began; [`ReplayStore::release`] gives the
+//! state back when the handler failed. A handler that runs its mutation in the claim's own
+//! transaction ([`Claim`](crate::rounds::Claim)) or keys its effect on the state
+//! ([`IdempotencyKey`](crate::rounds::IdempotencyKey)) holds the claim open instead, and it
+//! commits after the handler succeeded.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -38,6 +44,10 @@ pub trait ReplayStore: Send + Sync + 'static {
         nonce: [u8; 16],
         expires_at: SystemTime,
     ) -> BoxFuture<'_, Result<Option<Box<dyn PendingClaim>>, StoreError>>;
+
+    /// Removes the committed claim of `nonce`, so that its state can be used again. The
+    /// framework calls it only for a handler that failed after its claim was committed.
+    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>>;
 
     /// What keeps the nonces, as telemetry names it (`db.system.name`: `sqlite`,
     /// `postgresql`), when it is a database.
@@ -140,6 +150,13 @@ impl ReplayStore for MemoryReplayStore {
             }) as Box<dyn PendingClaim>))
         })
     }
+
+    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.claimed.lock().expect("replay map lock").remove(&nonce);
+            Ok(())
+        })
+    }
 }
 
 #[cfg(feature = "sqlite")]
@@ -175,6 +192,20 @@ mod tests {
 
         // Other nonces are unaffected.
         assert!(store.begin([2u8; 16], expires).await.unwrap().is_some());
+
+        // A released claim frees the nonce for one more use, and only that nonce.
+        let other = [3u8; 16];
+        store.begin(other, expires).await.unwrap().expect("free").commit().await.unwrap();
+        let released = [4u8; 16];
+        store.begin(released, expires).await.unwrap().expect("free").commit().await.unwrap();
+        store.release(released).await.unwrap();
+        assert!(!store.is_claimed(released).await.unwrap());
+        assert!(store.is_claimed(other).await.unwrap(), "releasing one nonce leaves the others claimed");
+        store.begin(released, expires).await.unwrap().expect("free again").commit().await.unwrap();
+        assert!(store.begin(released, expires).await.unwrap().is_none(), "and then used up");
+        // Releasing a nonce that was never claimed changes nothing.
+        store.release([5u8; 16]).await.unwrap();
+        assert!(!store.is_claimed([5u8; 16]).await.unwrap());
     }
 
     #[tokio::test]

@@ -114,6 +114,10 @@ impl PendingClaim for SqliteClaim {
             Ok(())
         })
     }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
 }
 
 impl Drop for SqliteClaim {
@@ -144,6 +148,19 @@ impl ReplayStore for SqliteReplayStore {
                     .is_some();
                 idle.lock().expect("connection pool lock").push(conn);
                 Ok(found)
+            })
+            .await
+        })
+    }
+
+    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let conn = self.take()?;
+            let idle = self.idle.clone();
+            blocking(move || {
+                conn.execute("DELETE FROM mcp_rounds_nonces WHERE nonce = ?1", params![&nonce[..]]).map_err(error)?;
+                idle.lock().expect("connection pool lock").push(conn);
+                Ok(())
             })
             .await
         })

@@ -6,10 +6,14 @@ use super::session::ClaimSlot;
 
 /// The claim a single-use round holds while its tool runs.
 ///
-/// The framework claims the state's nonce before the tool runs and commits the claim after it
-/// returns a result that is not a failure. When the tool's mutation lives in the same database
-/// as the replay store, run it inside the claim's transaction: then the claim and the
-/// mutation commit together, or (a failure, an error, a crash) neither does.
+/// A tool that takes a `Claim` holds its state's claim open: the framework claims the nonce
+/// before the tool runs and commits the claim after it returns a result that is not a failure
+/// (a tool that takes neither this nor an [`IdempotencyKey`](super::IdempotencyKey) has its
+/// claim committed before it runs). Run the tool's mutation inside the claim's transaction,
+/// in the same database as the replay store: then the claim and the mutation commit together,
+/// or (a failure, an error, a crash) neither does. A commit that fails is answered -31503, and
+/// sending the same request again is safe: the mutation rolled back with the claim, so the
+/// state is still usable and nothing happened yet.
 ///
 /// ```no_run
 /// # #[cfg(feature = "sqlite")] {

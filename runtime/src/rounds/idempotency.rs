@@ -4,10 +4,13 @@
 /// and different for every state the server signs. `None` on a first call (no state), or when
 /// the state does not verify (then the `Round<R>` parameter refuses the call anyway).
 ///
-/// A single-use round is claimed before the tool runs and the claim is settled after it
-/// returns. Tag what the tool changes with this key (a file moved to a trash named by it, a
-/// row holding it) and a crash between the change and the settlement cannot make a retry of
-/// the same state change things twice: the retry finds its own tag and reports what was done.
+/// A tool that takes the key holds its single-use state's claim open while it runs, and the
+/// claim commits after the tool returns (a tool that takes neither this nor a
+/// [`Claim`](super::Claim) has its claim committed before it runs). So take it to key the
+/// effect: tag what the tool changes with it (a file moved to a trash named by it, a row
+/// holding it), and neither a crash between the change and the commit nor a commit that fails
+/// (answered -31503, to send again) can make a retry of the same state change things twice:
+/// the retry finds its own tag and reports what was done.
 ///
 /// ```
 /// use mcp_rounds::rounds::{Elicitation, IdempotencyKey, Round, Step};

@@ -18,6 +18,7 @@ mod claim;
 mod idempotency;
 mod preanswered;
 mod session;
+mod settles;
 
 use std::marker::PhantomData;
 
@@ -31,7 +32,8 @@ pub use answers::{
 pub use claim::{Claim, ClaimGuard};
 pub use idempotency::IdempotencyKey;
 pub use preanswered::Preanswered;
-pub use session::{OutcomeContext, RoundDriver, Settles};
+pub use session::{OutcomeContext, RoundDriver};
+pub use settles::Settles;
 
 use crate::error::Error;
 use crate::model::{CallToolResult, InputRequest, InputRequests, JsonObject};

@@ -6,14 +6,14 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+use super::settles::{Settles, spent};
 use super::{AnswerSet, Ask, Round, Rounds};
 use crate::context::RequestContext;
 use crate::error::{Error, Rejection};
 use crate::future::Quick;
 use crate::method::Method;
 use crate::model::{
-    CallToolResult, ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
-    JsonObject, Outcome,
+    ClientCapabilities, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult, JsonObject, Outcome,
 };
 use crate::replay::PendingClaim;
 use crate::request_state::{Binding, arguments_digest, refused, sign, verify};
@@ -84,8 +84,13 @@ fn merge(into: &mut ClientCapabilities, more: ClientCapabilities) {
 }
 
 /// The round machinery of one `tools/call`, `prompts/get` or `resources/read`: the echoed
-/// state and answers, what the state is bound to, and the single-use claim while the handler
-/// runs.
+/// state and answers, what the state is bound to, and the single-use claim.
+///
+/// A single-use state is claimed durably before the handler runs, so that whatever the store
+/// does afterwards no retry can repeat an effect; a handler that failed gives it back. A
+/// handler that takes a [`Claim`](super::Claim) or an [`IdempotencyKey`](super::IdempotencyKey)
+/// holds the claim open instead, to commit with its effect: with the first the effect rolls
+/// back with a claim that did not commit, with the second a retry finds its own key.
 pub struct RoundDriver {
     context: RequestContext,
     input_responses: Option<JsonObject>,
@@ -96,6 +101,10 @@ pub struct RoundDriver {
     digest: Option<[u8; 32]>,
     session: Option<RoundSession>,
     pending: ClaimSlot,
+    /// The handler's effect commits with the claim (it takes `Claim` or `IdempotencyKey`).
+    hold: bool,
+    /// The claim was committed before the handler ran, and is released if it fails.
+    committed: bool,
     /// Which exchange of the request this call is (1: the first call), once the state says.
     exchange: u32,
 }
@@ -108,24 +117,6 @@ impl std::fmt::Debug for RoundDriver {
             .finish_non_exhaustive()
     }
 }
-
-/// Whether a complete result is a failure (a tool's `isError`): a failure never uses up a
-/// single-use state.
-pub trait Settles {
-    /// True for a failed result.
-    fn failed(&self) -> bool {
-        false
-    }
-}
-
-impl Settles for CallToolResult {
-    fn failed(&self) -> bool {
-        self.is_error()
-    }
-}
-
-impl Settles for crate::model::GetPromptResult {}
-impl Settles for crate::model::ReadResourceResult {}
 
 /// What turning a handler's return value into its result may need: signing the next round.
 pub struct OutcomeContext<'a> {
@@ -194,6 +185,8 @@ impl RoundDriver {
             digest: arguments.map(arguments_digest),
             session: None,
             pending: ClaimSlot::default(),
+            hold: false,
+            committed: false,
             exchange: 1,
         }
     }
@@ -245,6 +238,12 @@ impl RoundDriver {
     /// Where the single-use claim is held while the handler runs.
     pub(crate) fn claim_slot(&self) -> ClaimSlot {
         self.pending.clone()
+    }
+
+    /// Keeps the single-use claim open while the handler runs, to commit with its effect: for
+    /// a handler whose effect cannot happen twice however often the state is presented.
+    pub(crate) fn hold_claim(&mut self) {
+        self.hold = true;
     }
 
     /// The nonce of the echoed state if it verifies, without decoding its round.
@@ -307,9 +306,10 @@ impl RoundDriver {
         Ok(Round::Resumed(round))
     }
 
-    /// For a single-use round: takes the nonce before the handler runs, refusing a replay. The
-    /// claim is held while the handler runs and settled by [`settle`](Self::settle). Ready at
-    /// once for every other call.
+    /// For a single-use round: claims the state before the handler runs, refusing a replay.
+    /// The claim is committed now, unless the handler holds it to commit with its effect (see
+    /// [`RoundDriver`]); either way [`settle`](Self::settle) ends it. A store that fails here
+    /// answers -31503: nothing began. Ready at once for every other call.
     pub fn begin_single_use(&mut self) -> Quick<'_, Result<(), Error>> {
         match self.session.as_ref().filter(|s| s.single_use).cloned() {
             None => Quick::ready(Ok(())),
@@ -320,25 +320,36 @@ impl RoundDriver {
     async fn claim(&mut self, session: RoundSession) -> Result<(), Error> {
         let store = self.context.rounds().store.clone();
         let claiming = Nested::state("claim", store.system());
-        match claiming.wrap(store.begin(session.nonce, session.expires_at)).await {
+        let pending = match claiming.wrap(store.begin(session.nonce, session.expires_at)).await {
             Ok(Some(pending)) => {
                 claiming.outcome("claimed");
-                *self.pending.lock().await = Some(pending);
-                Ok(())
+                pending
             }
             Ok(None) => {
                 claiming.outcome(StateRejection::Replayed.as_str());
                 state_rejected(StateRejection::Replayed);
-                Err(refused())
+                return Err(refused());
             }
-            Err(e) => Err(e.refusal()),
+            Err(e) => return Err(e.refusal()),
+        };
+        drop(claiming);
+        if self.hold {
+            *self.pending.lock().await = Some(pending);
+            return Ok(());
         }
+        let settling = Nested::state("settle", store.system());
+        settling.wrap(pending.commit()).await.map_err(|e| e.refusal())?;
+        self.committed = true;
+        Ok(())
     }
 
     /// Settles a single-use claim from the handler's result: a completed round (a result that
     /// is not a failure, or a next round) uses the state up; a failure, an error or a cancel
-    /// leaves it usable until it expires. Ready at once when the call claimed nothing (only a
-    /// single-use round claims).
+    /// leaves it usable until it expires. A claim the handler held commits now (-31503 if it
+    /// cannot: its effect rolled back with it, or is keyed on the state). A claim committed
+    /// before the handler is released; if the store cannot be written, the state is spent and
+    /// the answer says to start the call again. Ready at once when the call claimed nothing
+    /// (only a single-use round claims).
     pub fn settle<T: Settles + crate::model::MayRequireInput + Send + 'static>(
         &mut self,
         outcome: Result<Outcome<T>, Error>,
@@ -354,18 +365,48 @@ impl RoundDriver {
         &mut self,
         outcome: Result<Outcome<T>, Error>,
     ) -> Result<Outcome<T>, Error> {
-        let Some(pending) = self.pending.lock().await.take() else { return outcome };
         let cancelled = self.session.as_ref().is_some_and(|s| s.cancelled);
         let consume = match &outcome {
             Ok(Outcome::InputRequired(_)) => true,
             Ok(Outcome::Complete(result)) => !result.failed() && !cancelled,
             Err(_) => false,
         };
+        if std::mem::take(&mut self.committed) {
+            return if consume { outcome } else { self.release(outcome).await };
+        }
+        let Some(pending) = self.pending.lock().await.take() else { return outcome };
         if consume {
             let settling = Nested::state("settle", self.context.rounds().store.system());
             settling.wrap(pending.commit()).await.map_err(|e| e.refusal())?;
         }
         outcome
+    }
+
+    /// Gives back the state of a handler that did not use it. If the store cannot be written
+    /// the state stays used, and the client must hear so: a retry would be refused.
+    async fn release<T: Settles + crate::model::MayRequireInput>(
+        &self,
+        outcome: Result<Outcome<T>, Error>,
+    ) -> Result<Outcome<T>, Error> {
+        let Some(session) = self.session.as_ref() else { return outcome };
+        let store = &self.context.rounds().store;
+        let releasing = Nested::state("release", store.system());
+        let Err(e) = releasing.wrap(store.release(session.nonce)).await else {
+            releasing.outcome("released");
+            return outcome;
+        };
+        releasing.outcome("spent");
+        tracing::warn!(
+            target_name = %self.target,
+            error = %e,
+            "a single-use state could not be given back after its call did not use it: it is spent"
+        );
+        let (failed, failure) = match &outcome {
+            Err(error) => (true, Some(error.message().to_owned())),
+            Ok(Outcome::Complete(result)) => (result.failed(), result.failure_text()),
+            Ok(Outcome::InputRequired(_)) => (false, None),
+        };
+        Err(spent(!failed, failure))
     }
 
     /// The answers a first call brought without a state; none on a retry with one.

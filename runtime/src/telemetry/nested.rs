@@ -1,6 +1,7 @@
 //! The spans nested in a request's server span: the handler running, and each step of a
-//! `requestState` (verifying it, and the replay store's claim, settlement and check). Each is
-//! a `tracing` span, and with OpenTelemetry enabled a child of the request's span there too.
+//! `requestState` (verifying it, and the replay store's claim, settlement, release and check).
+//! Each is a `tracing` span, and with OpenTelemetry enabled a child of the request's span there
+//! too.
 
 use std::future::Future;
 
@@ -42,8 +43,8 @@ impl Nested {
         }
     }
 
-    /// A `requestState` step (`verify`, `claim`, `settle`, `check`); `system` names the replay
-    /// store for the steps that go to it.
+    /// A `requestState` step (`verify`, `claim`, `settle`, `release`, `check`); `system` names
+    /// the replay store for the steps that go to it.
     pub(crate) fn state(step: &'static str, system: Option<&'static str>) -> Self {
         let span = spans::state(step, system);
         let nested = Nested::new(span, &|| format!("{step} requestState"));

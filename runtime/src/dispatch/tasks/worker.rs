@@ -84,7 +84,12 @@ impl Worker {
         };
         runtime.prune_now_and_then(now).await;
         // Durable before the client hears of it: a tasks/get right after the answer finds it.
-        runtime.store.create(&record).await.map_err(|e| e.refusal())?;
+        if let Err(e) = runtime.store.create(&record).await {
+            // The call has begun (its single-use state may be claimed, its effect under way), so
+            // "try again" could repeat it: with no task to keep its outcome, it is answered here.
+            tracing::warn!(error = %e, tool = %route.name, "no task could be made; the call is answered when it ends");
+            return Ok(Reply::outcome(work.await?));
+        }
         if let Some(stream) = stream {
             stream.store(false, Ordering::Relaxed);
         }

@@ -275,6 +275,14 @@ impl ReplayStore for PostgresReplayStore {
         })
     }
 
+    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let conn = self.connection().await?;
+            conn.execute("DELETE FROM mcp_rounds_nonces WHERE nonce = $1", &[&&nonce[..]]).await.map_err(error)?;
+            Ok(())
+        })
+    }
+
     fn begin(
         &self,
         nonce: [u8; 16],
