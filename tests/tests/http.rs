@@ -399,3 +399,69 @@ fn param_headers_that_disagree_are_400_and_32020() {
     let response = post(a, &find_servers(99, json!({"region": "test-value"})));
     assert_eq!(response.json()["error"]["message"], "Missing Mcp-Param-Region header");
 }
+
+/// One request on `stream`, kept alive: the status and the body (the answer must say its
+/// length).
+fn exchange(stream: &mut std::io::BufReader<std::net::TcpStream>, address: &str, message: &Value) -> (u16, Vec<u8>) {
+    use std::io::{BufRead, Read, Write};
+    let body = message.to_string();
+    let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
+    for (name, value) in headers_for(message) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let sent = stream.get_mut().write_all(format!("{head}\r\n{body}").as_bytes());
+    sent.expect("send on the kept-alive connection");
+    let mut line = String::new();
+    stream.read_line(&mut line).expect("read the status line");
+    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let mut length = 0;
+    loop {
+        line.clear();
+        stream.read_line(&mut line).expect("read a header");
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().expect("a length");
+        }
+    }
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).expect("read the body");
+    (status, body)
+}
+
+#[test]
+fn a_request_on_a_kept_alive_connection_as_the_server_stops_is_answered() {
+    // A load balancer may have sent a request on a kept-alive connection just as the server
+    // began to stop: the server no longer accepts connections, but drains the ones it has.
+    let server = server();
+    let address = server.address.clone();
+    let connection = std::net::TcpStream::connect(&address).unwrap();
+    connection.set_read_timeout(Some(LINE_TIMEOUT)).unwrap();
+    let mut connection = std::io::BufReader::new(connection);
+    let discover = request(json!(1), "server/discover", json!({}));
+    assert_eq!(exchange(&mut connection, &address, &discover).0, 200);
+    let mut listening =
+        open(&address, &request(json!("L"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})));
+    assert_eq!(listening.next_event().unwrap()["method"], "notifications/subscriptions/acknowledged");
+
+    let interrupted = std::process::Command::new("kill").args(["-INT", &server.pid().to_string()]).status();
+    assert!(interrupted.unwrap().success());
+    // The stop is under way: the listen stream ended with its result, and no connection is
+    // accepted any more.
+    assert_eq!(listening.next_event().unwrap()["id"], "L");
+    let deadline = Instant::now() + LINE_TIMEOUT;
+    while std::net::TcpStream::connect(&address).is_ok() {
+        assert!(Instant::now() < deadline, "the server still accepts connections after SIGINT");
+        thread::sleep(Duration::from_millis(5));
+    }
+    // The scenario, not a wait for something: the request arrives 200 ms into the stop, well
+    // within the drain (1 s), and long after a server without one has closed idle connections.
+    thread::sleep(Duration::from_millis(200));
+    let again = request(json!(2), "server/discover", json!({}));
+    let (status, body) = exchange(&mut connection, &address, &again);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(serde_json::from_slice::<Value>(&body).unwrap()["id"], 2);
+}

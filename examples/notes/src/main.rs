@@ -105,6 +105,7 @@ fn hex_nonce(key: &str) -> Option<[u8; 16]> {
 /// claim) are recorded now, so that their states are refused from here on; writes a killed
 /// process left unfinished are swept away.
 async fn recover(config: &config::Config, store: &dyn ReplayStore) {
+    use futures_util::stream::{self, StreamExt as _};
     let keep = app::trash_retention(config.state_ttl);
     for workspace in &config.workspaces {
         let swept = store::sweep_unfinished(workspace, std::time::Duration::from_secs(60));
@@ -114,22 +115,28 @@ async fn recover(config: &config::Config, store: &dyn ReplayStore) {
         // A state lives `state_ttl` from when it was made, before its delete: one deleted
         // longer ago (give or take the instances' clocks) can no longer come back.
         let recent = config.state_ttl + std::time::Duration::from_secs(5);
-        for key in store::trashed_keys(workspace, keep, recent) {
-            let Some(nonce) = hex_nonce(&key) else { continue };
-            // Almost always recorded already: a read is cheaper than a claim.
-            if store.is_claimed(nonce).await.unwrap_or(false) {
-                continue;
-            }
-            match store.begin(nonce, SystemTime::now() + config.state_ttl).await {
-                Ok(Some(claim)) => {
-                    if let Err(e) = claim.commit().await {
-                        tracing::warn!(error = %e, "cannot record a finished delete");
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => tracing::warn!(error = %e, "cannot record a finished delete"),
+        let nonces = store::trashed_keys(workspace, keep, recent).into_iter().filter_map(|key| hex_nonce(&key));
+        // Many at once: a busy server deletes thousands of notes within a state's lifetime, and
+        // one after another they would hold up its start.
+        stream::iter(nonces).for_each_concurrent(16, |nonce| record_delete(store, nonce, config.state_ttl)).await;
+    }
+}
+
+/// Records the claim of a delete that finished (its note is in the trash, under its key),
+/// unless it is recorded already.
+async fn record_delete(store: &dyn ReplayStore, nonce: [u8; 16], ttl: std::time::Duration) {
+    // Almost always recorded already: a read is cheaper than a claim.
+    if store.is_claimed(nonce).await.unwrap_or(false) {
+        return;
+    }
+    match store.begin(nonce, SystemTime::now() + ttl).await {
+        Ok(Some(claim)) => {
+            if let Err(e) = claim.commit().await {
+                tracing::warn!(error = %e, "cannot record a finished delete");
             }
         }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "cannot record a finished delete"),
     }
 }
 

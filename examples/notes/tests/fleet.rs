@@ -28,9 +28,9 @@ fn fleet_run(name: &str, faults: &[(FaultKind, Target)], broken: &[&str]) -> Out
     if !broken.is_empty() {
         env.push(("NOTES_TEST_BROKEN".to_owned(), broken.join(",")));
     }
-    // States live longer than a rotation, so that only retiring their key refuses them.
+    // States live longer than any rotation, so that only retiring their key refuses them.
     let options =
-        Options { binary: PathBuf::from(BIN), dir: dir.clone(), instances: 3, env, state_ttl: 60, task_lease: 3 };
+        Options { binary: PathBuf::from(BIN), dir: dir.clone(), instances: 3, env, state_ttl: 300, task_lease: 3 };
     let mut fleet = Fleet::start(options);
     let plan = Plan {
         settings: Settings::default(),

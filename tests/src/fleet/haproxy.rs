@@ -152,8 +152,8 @@ impl Haproxy {
     }
 
     /// Reloads: the master starts a new worker on the same listening sockets, and the old one
-    /// stops taking connections and finishes (its streams cut after `hard-stop-after`).
-    /// Returns once the new worker answers on the admin socket.
+    /// finishes what it has (its streams cut after `hard-stop-after`). Returns once the old
+    /// worker is gone, so that the reload's effects all fall within it.
     pub fn reload(&self) -> Result<(), String> {
         let before = self.worker_pid();
         let status = Command::new("kill").args(["-USR2", &self.child.id().to_string()]).status();
@@ -161,16 +161,28 @@ impl Haproxy {
             return Err("cannot signal haproxy's master".into());
         }
         let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if let Some(now) = self.worker_pid()
-                && Some(&now) != before.as_ref()
-            {
-                return Ok(());
+        while self.worker_pid() == before || self.worker_pid().is_none() {
+            if Instant::now() >= deadline {
+                return Err("no new haproxy worker after a reload".into());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Err("no new haproxy worker after a reload".into())
+        let old = before.and_then(|pid| pid.trim().parse::<u32>().ok());
+        while old.is_some_and(running) {
+            if Instant::now() >= deadline {
+                return Err("the old haproxy worker outlived hard-stop-after".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
     }
+}
+
+/// Whether process `pid` still runs (a zombie does not).
+fn running(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+    matches!(state, Some(s) if s != "Z" && s != "X")
 }
 
 impl Drop for Haproxy {

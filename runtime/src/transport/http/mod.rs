@@ -61,6 +61,7 @@ use protected::Challenges;
 use respond::{
     NeedsScope, SESSION_ID, error_response, event_stream_response, json_response, message_event, status_code,
 };
+pub use serve::DEFAULT_DRAIN;
 
 /// Default limit on one request body: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -92,6 +93,7 @@ pub struct Http {
     keep_alive: Duration,
     session_idle: Duration,
     max_sessions: usize,
+    drain: Duration,
 }
 
 impl std::fmt::Debug for Http {
@@ -113,6 +115,7 @@ impl Http {
             keep_alive: Duration::from_secs(15),
             session_idle: DEFAULT_SESSION_IDLE,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            drain: DEFAULT_DRAIN,
         }
     }
 
@@ -181,6 +184,15 @@ impl Http {
     /// recently used one is closed to make room.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
+        self
+    }
+
+    /// How long a stopping endpoint, no longer accepting connections, keeps answering requests
+    /// on those it has before closing the idle ones (default 1 s; sooner once none is open):
+    /// a request a load balancer sent on a kept-alive connection as the shutdown began is
+    /// answered, not cut. Listen streams end with their result at once.
+    pub fn drain(mut self, period: Duration) -> Self {
+        self.drain = period;
         self
     }
 
@@ -254,12 +266,12 @@ impl BoundHttp {
             .http
             .router_for(server, stop.clone(), hosts, Some(public_url))
             .map_err(|problem| io::Error::new(io::ErrorKind::InvalidInput, problem))?;
-        let stopping = stop.clone();
-        serve::serve(self.listener, router, async move {
+        let (stopping, drain) = (stop.clone(), self.http.drain);
+        let shutdown = async move {
             shutdown.await;
             stopping.cancel();
-        })
-        .await;
+        };
+        serve::serve(self.listener, router, shutdown, drain).await;
         Ok(())
     }
 }

@@ -20,10 +20,16 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+/// How long a stopping endpoint keeps answering on its open connections (see
+/// [`Http::drain`](super::Http::drain)).
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(1);
+
 /// Serves `router` on every connection `listener` accepts until `shutdown` completes; then
-/// stops accepting, lets each connection finish what it is answering, and returns once all
-/// have closed.
-pub(super) async fn serve(listener: TcpListener, router: Router, shutdown: impl Future<Output = ()>) {
+/// stops accepting, keeps answering on the open connections for `drain` (a request a proxy sent
+/// on a kept-alive connection just as the shutdown began is answered, not cut: closing an idle
+/// connection races a request already on its way), lets each finish what it is answering, and
+/// returns once all have closed.
+pub(super) async fn serve(listener: TcpListener, router: Router, shutdown: impl Future<Output = ()>, drain: Duration) {
     let closing = CancellationToken::new();
     let connections = TaskTracker::new();
     let builder = http1::Builder::new();
@@ -56,8 +62,12 @@ pub(super) async fn serve(listener: TcpListener, router: Router, shutdown: impl 
         });
     }
     drop(listener);
-    closing.cancel();
     connections.close();
+    tokio::select! {
+        () = tokio::time::sleep(drain) => {}
+        () = connections.wait() => {}
+    }
+    closing.cancel();
     connections.wait().await;
 }
 
