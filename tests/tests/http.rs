@@ -443,17 +443,9 @@ fn a_request_on_a_kept_alive_connection_as_the_server_stops_is_answered() {
     let mut connection = std::io::BufReader::new(connection);
     let discover = request(json!(1), "server/discover", json!({}));
     assert_eq!(exchange(&mut connection, &address, &discover).0, 200);
-    let mut listening = open(
-        &address,
-        &request(json!("L"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})),
-    );
-    assert_eq!(listening.next_event().unwrap()["method"], "notifications/subscriptions/acknowledged");
-
     let interrupted = std::process::Command::new("kill").args(["-INT", &server.pid().to_string()]).status();
     assert!(interrupted.unwrap().success());
-    // The stop is under way: the listen stream ended with its result, and no connection is
-    // accepted any more.
-    assert_eq!(listening.next_event().unwrap()["id"], "L");
+    // The stop is under way once no connection is accepted any more.
     let deadline = Instant::now() + LINE_TIMEOUT;
     while std::net::TcpStream::connect(&address).is_ok() {
         assert!(Instant::now() < deadline, "the server still accepts connections after SIGINT");
