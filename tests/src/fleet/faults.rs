@@ -83,6 +83,8 @@ pub struct Injector<'a> {
     pub probe: Mcp,
     /// The runtime the probe runs on.
     pub runtime: tokio::runtime::Handle,
+    /// The task [`task_target`](Self::task_target) found running, for the kill that follows.
+    pub chosen_task: Option<String>,
 }
 
 impl Injector<'_> {
@@ -100,7 +102,8 @@ impl Injector<'_> {
         };
         fault.what = match kind {
             FaultKind::Kill => {
-                if let Some(task) = self.running_task(&name) {
+                // Asked just before: a task found earlier may have finished since.
+                if let Some(task) = self.chosen_task.take().or_else(|| self.running_task(&name)) {
                     fault.evidence.push(format!("task {task} was running on {name}"));
                 }
                 self.fleet.instance(&name).kill();
@@ -163,13 +166,22 @@ impl Injector<'_> {
         })
     }
 
-    /// The instance running a task now: waits for one (up to 30 s), and fails the run if none
-    /// comes, since a kill that hits no task proves nothing about tasks.
-    pub fn task_target(&self) -> usize {
+    /// The instance running a task now (the newest, which has the most left to do), kept for
+    /// the kill: waits for one (up to 30 s), and fails the run if none comes, since a kill that
+    /// hits no task proves nothing about tasks.
+    pub fn task_target(&mut self) -> usize {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            for (index, instance) in self.fleet.instances.iter().enumerate() {
-                if self.running_task(&instance.name).is_some() {
+            let newest = self.recorder.journal().tasks.iter().rev().find_map(|t| t.created_by.clone());
+            let names: Vec<String> = self.fleet.instances.iter().map(|i| i.name.clone()).collect();
+            let order = names
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| Some(*n) == newest.as_ref())
+                .chain(names.iter().enumerate().filter(|(_, n)| Some(*n) != newest.as_ref()));
+            for (index, name) in order {
+                if let Some(task) = self.running_task(name) {
+                    self.chosen_task = Some(task);
                     return index;
                 }
             }

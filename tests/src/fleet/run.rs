@@ -104,6 +104,7 @@ pub fn run(fleet: &mut Fleet, plan: &Plan) -> Outcome {
         recorder: recorder.clone(),
         probe: mcp.clone(),
         runtime: runtime.handle().clone(),
+        chosen_task: None,
     };
     let mut dice = Dice::new(7);
     let mut next = 0;
