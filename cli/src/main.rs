@@ -13,6 +13,7 @@ mod login;
 mod options;
 mod prompt;
 mod render;
+mod roots;
 mod sampling;
 mod scaffold;
 mod screen;

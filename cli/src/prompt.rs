@@ -100,7 +100,7 @@ pub fn roots() -> Vec<String> {
     eprintln!("\n{}", styled("The server asks for your roots (the directories it may work in).").bold());
     let current = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let uris = |answer: &str| -> Result<Vec<String>, String> {
-        answer.split_whitespace().map(|root| crate::answering::root_uri(root).map_err(|e| e.to_string())).collect()
+        answer.split_whitespace().map(|root| crate::roots::root_uri(root).map_err(|e| e.to_string())).collect()
     };
     let answer: Result<String, _> = Input::with_theme(&theme())
         .with_prompt("Directories or file:// URIs, separated by spaces (empty for none)")

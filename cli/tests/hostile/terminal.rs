@@ -96,7 +96,7 @@ fn a_url_to_open_is_shown_only_when_safe_and_never_opened() {
     let server = hostile();
 
     // Plain http on another machine: declined, never shown.
-    let declined = server.url("url-elicit?url=http://10.0.0.1/login");
+    let declined = server.url("url-elicit?url=http://intranet.example/login");
     let terminal =
         Terminal::start("hostile-url-declined", &command(&["tools", "call", "login", "--url", &declined]), &[]);
     let (code, screen) = terminal.finish();
@@ -107,7 +107,7 @@ fn a_url_to_open_is_shown_only_when_safe_and_never_opened() {
         ),
         "{screen}"
     );
-    assert!(!screen.contains("10.0.0.1") && !screen.contains("When you are done there"), "{screen}");
+    assert!(!screen.contains("intranet.example") && !screen.contains("When you are done there"), "{screen}");
 
     // https: shown with its site, the person says when they are done.
     let https = server.url("url-elicit?url=https://example.com/login");

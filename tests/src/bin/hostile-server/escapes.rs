@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::wire::{Incoming, Offer, Query, Reply, TASKS, complete, input_required, meta};
 
 /// Where `opens` sends the user unless the query says (`?url=`).
-const DEFAULT_URL: &str = "http://10.0.0.1/login";
+const DEFAULT_URL: &str = "http://intranet.example/login";
 
 /// The plain tools, which a client can call by name; a last one is named with [`ALL`].
 const TOOLS: [&str; 6] = ["show", "fails", "logs", "asks", "opens", "task"];
