@@ -3,61 +3,20 @@
 //! the store is back.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::SystemTime;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_rounds::form::FormRequest;
-use mcp_rounds::future::BoxFuture;
 use mcp_rounds::model::{ClientCapabilities, Outcome};
-use mcp_rounds::replay::{MemoryReplayStore, PendingClaim, ReplayStore, StoreError};
+use mcp_rounds::replay::MemoryReplayStore;
 use mcp_rounds::request_state::{KeyRing, StateKey};
 use mcp_rounds::rounds::{Elicitation, Round, Step};
 use mcp_rounds::testing::TestClient;
 use mcp_rounds::{ErrorCode, Form, Principal, Rounds, Server, State, handlers, tool};
 use serde_json::json;
 
-/// A memory store that fails every call while `down` is set.
-#[derive(Clone, Default)]
-struct Switchable {
-    inner: MemoryReplayStore,
-    down: Arc<AtomicBool>,
-}
+mod faulty;
 
-impl Switchable {
-    fn check(&self) -> Result<(), StoreError> {
-        match self.down.load(Ordering::SeqCst) {
-            true => Err(StoreError("connection refused".into())),
-            false => Ok(()),
-        }
-    }
-}
-
-impl ReplayStore for Switchable {
-    fn is_claimed(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<bool, StoreError>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.is_claimed(nonce).await
-        })
-    }
-
-    fn begin(
-        &self,
-        nonce: [u8; 16],
-        expires_at: SystemTime,
-    ) -> BoxFuture<'_, Result<Option<Box<dyn PendingClaim>>, StoreError>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.begin(nonce, expires_at).await
-        })
-    }
-
-    fn release(&self, nonce: [u8; 16]) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.release(nonce).await
-        })
-    }
-}
+use faulty::Faulty;
 
 #[derive(Form)]
 struct Confirm {
@@ -92,7 +51,8 @@ fn wipe(round: Round<Ask>, State(effects): State<Effects>) -> Step<Ask, String> 
 
 #[tokio::test]
 async fn a_store_that_is_down_refuses_with_when_to_retry_and_the_state_still_confirms_later() {
-    let store = Switchable::default();
+    // Down at `begin`, where the claim starts: the store cannot be reached at all.
+    let store = Faulty::new(MemoryReplayStore::default());
     let effects = Effects::default();
     let server = Server::builder("store-down", "1.0.0")
         .state(effects.clone())
@@ -109,7 +69,7 @@ async fn a_store_that_is_down_refuses_with_when_to_retry_and_the_state_still_con
     let state = asked.request_state.unwrap();
     let yes = json!({"answer": {"action": "accept", "content": {"sure": true}}});
 
-    store.down.store(true, Ordering::SeqCst);
+    store.at_begin.store(true, Ordering::SeqCst);
     let refused = client.call_tool_resume("wipe", json!({}), yes.clone(), &state).await.unwrap_err();
     assert_eq!(refused.code, i64::from(ErrorCode::Unavailable.code()));
     assert_eq!(refused.code, -31503);
@@ -117,7 +77,7 @@ async fn a_store_that_is_down_refuses_with_when_to_retry_and_the_state_still_con
     assert_eq!(refused.data, Some(json!({"retryAfterMs": 1000})));
     assert_eq!(effects.0.load(Ordering::SeqCst), 0, "nothing happens while the store is down");
 
-    store.down.store(false, Ordering::SeqCst);
+    store.at_begin.store(false, Ordering::SeqCst);
     let done = client.call_tool_resume("wipe", json!({}), yes.clone(), &state).await.unwrap();
     assert!(matches!(done, Outcome::Complete(ref r) if r.content[0].as_text() == Some("wiped")), "{done:?}");
     let again = client.call_tool_resume("wipe", json!({}), yes, &state).await.unwrap_err();
